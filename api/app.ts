@@ -1,0 +1,81 @@
+import express, { type Express } from 'express';
+import { CursorCodec } from '../lib/cursor.ts';
+import { Errors } from '../lib/errors.ts';
+import { Authenticator } from '../services/authenticator.ts';
+import { MemoryRateLimiter, RedisRateLimiter } from '../services/rate-limiter.ts';
+import { LocalRevocationBus, RedisRevocationBus } from '../services/revocations.ts';
+import type { AppDeps, AppServices } from './context.ts';
+import { createMetrics } from './metrics.ts';
+import { jsonBody } from './middleware/body.ts';
+import { identify } from './middleware/identify.ts';
+import { idempotency } from './middleware/idempotency.ts';
+import { problemHandler } from './middleware/problem.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { requestContext } from './middleware/request-context.ts';
+import { Routes } from './route.ts';
+import { apiKeyRoutes } from './routes/api-keys/router.ts';
+import { healthRoutes } from './routes/health/router.ts';
+import { meRoutes } from './routes/me/router.ts';
+
+export interface BuiltApp {
+  app: Express;
+  services: AppServices;
+  /** Stops timers and subscriptions the app owns; the deps (pool, redis) belong to the caller. */
+  close(): Promise<void>;
+}
+
+/** Builds the HTTP app on the given deps. No port, no signals: see api/server.ts. */
+export function buildApp(deps: AppDeps): BuiltApp {
+  const { config, db, redis, clock, logger, keyring } = deps;
+  const revocations = redis ? new RedisRevocationBus(redis, config.REDIS_KEY_PREFIX) : new LocalRevocationBus();
+  const rateLimiter = redis ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger) : new MemoryRateLimiter(clock);
+  const metrics = createMetrics(config.METRICS_ENABLED);
+  const authenticator = new Authenticator({
+    db,
+    clock,
+    logger,
+    hashKey: keyring.apiKeyHash,
+    revocations,
+    cacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    deploymentMode: config.DEPLOYMENT_MODE,
+  });
+  const services: AppServices = {
+    ...deps,
+    authenticator,
+    rateLimiter,
+    revocations,
+    metrics,
+    cursors: new CursorCodec(keyring.cursor),
+    apiKeys: { db, clock, keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS },
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', config.TRUST_PROXY);
+
+  app.use(requestContext(logger, metrics));
+  app.use(identify(authenticator));
+  app.use(rateLimit(rateLimiter, config));
+
+  const routes = new Routes({
+    jsonBody: jsonBody(config.BODY_LIMIT_BYTES),
+    idempotency: idempotency(db, clock, config.IDEMPOTENCY_TTL_HOURS),
+  });
+  healthRoutes(routes, services);
+  meRoutes(routes);
+  apiKeyRoutes(routes, services);
+  routes.mount(app);
+
+  app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));
+  app.use(problemHandler(metrics, config.BODY_LIMIT_BYTES));
+
+  return {
+    app,
+    services,
+    close: async () => {
+      await revocations.close();
+      await rateLimiter.close();
+    },
+  };
+}

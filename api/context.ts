@@ -1,0 +1,50 @@
+import type { Config } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Keyring } from '../lib/crypto.ts';
+import type { CursorCodec } from '../lib/cursor.ts';
+import type { ProblemError } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Redis } from '../lib/redis.ts';
+import type { ApiKeyDeps } from '../services/api-keys.ts';
+import type { Authenticator } from '../services/authenticator.ts';
+import type { Principal } from '../services/principal.ts';
+import type { RateLimiter } from '../services/rate-limiter.ts';
+import type { RevocationBus } from '../services/revocations.ts';
+import type { Db } from '../store/db.ts';
+import type { Metrics } from './metrics.ts';
+
+/** Everything the app needs, built by the runtime (or a test) and passed in. */
+export interface AppDeps {
+  config: Readonly<Config>;
+  db: Db;
+  redis: Redis | null;
+  clock: Clock;
+  logger: Logger;
+  keyring: Keyring;
+}
+
+/** Services the app builds once from its deps. */
+export interface AppServices extends AppDeps {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  revocations: RevocationBus;
+  cursors: CursorCodec;
+  metrics: Metrics;
+  apiKeys: ApiKeyDeps;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      id: string;
+      log: Logger;
+      principal?: Principal;
+      /** Why the presented credential was refused; raised only by routes that need a principal. */
+      authError?: ProblemError;
+      rawBody?: Buffer;
+      apiVersion: string;
+      startedAt: bigint;
+    }
+  }
+}

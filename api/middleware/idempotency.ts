@@ -1,0 +1,66 @@
+import type { NextFunction, Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../lib/clock.ts';
+import { Errors } from '../../lib/errors.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
+import type { Db } from '../../store/db.ts';
+
+const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+// A claim whose process died is taken over after this long (only by the same request).
+const LOCK_MS = 60_000;
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+/**
+ * `Idempotency-Key` on POST: the first request with a key runs and its response (any status below
+ * 500) is stored for IDEMPOTENCY_TTL_HOURS per organization before it is sent; a reuse with the same
+ * method, path and body replays it (`Idempotent-Replayed: true`), a reuse with anything else is 409
+ * `idempotency.key_reused`, and a reuse while the first is still running is 409
+ * `idempotency.request_in_progress`. A 5xx releases the key so a retry runs afresh.
+ */
+export function idempotency(db: Db, clock: Clock, ttlHours: number) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const key = req.get('idempotency-key');
+    if (key === undefined || !req.principal) return next();
+    if (!KEY_SHAPE.test(key)) return next(Errors.idempotencyKeyInvalid());
+    const orgId = req.principal.org_id;
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.originalUrl}\n`)
+      .update(req.rawBody ?? Buffer.alloc(0))
+      .digest();
+    const now = clock.now();
+    const claim = await claimIdempotencyKey(db, orgId, key, fingerprint, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() + ttlHours * 3_600_000));
+    if (claim.kind === 'mismatch') return next(Errors.idempotencyKeyReused());
+    if (claim.kind === 'in_progress') return next(Errors.idempotencyInProgress());
+    if (claim.kind === 'replay') {
+      for (const [h, v] of Object.entries(claim.response.headers)) res.setHeader(h, v);
+      res.setHeader('Idempotent-Replayed', 'true');
+      res.status(claim.response.status).end(claim.response.body);
+      return;
+    }
+
+    // Claimed: store the response before it leaves, so an acknowledged request is always replayable.
+    const send = res.send.bind(res);
+    let settled = false;
+    res.send = (body?: unknown) => {
+      if (settled) return send(body);
+      settled = true;
+      if (res.statusCode >= 500) {
+        releaseIdempotencyKey(db, orgId, key).catch((err: Error) => req.log.error({ err: err.message }, 'idempotency release failed'));
+        return send(body);
+      }
+      const bytes = body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const headers: Record<string, string> = {};
+      for (const h of REPLAYED_HEADERS) {
+        const v = res.getHeader(h);
+        if (v !== undefined) headers[h] = String(v);
+      }
+      if (!headers['content-type'] && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) headers['content-type'] = 'application/json; charset=utf-8';
+      completeIdempotencyKey(db, orgId, key, { status: res.statusCode, headers, body: bytes })
+        .catch((err: Error) => req.log.error({ err: err.message }, 'idempotency record failed'))
+        .finally(() => send(body));
+      return res;
+    };
+    // A handler that throws reaches the problem handler, whose send() above stores or releases.
+    next();
+  };
+}

@@ -1,0 +1,68 @@
+import type { NextFunction, Request, Response } from 'express';
+import { Errors, ProblemError } from '../../lib/errors.ts';
+import type { Metrics } from '../metrics.ts';
+
+interface HttpishError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+}
+
+/** Maps anything thrown to a ProblemError; unknown errors become a generic 500 (never driver text). */
+export function toProblem(err: unknown, bodyLimit: number): ProblemError | null {
+  if (err instanceof ProblemError) return err;
+  const e = (err ?? {}) as HttpishError;
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return Errors.invalidJson();
+    case 'entity.too.large':
+      return Errors.bodyTooLarge(bodyLimit);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return Errors.unsupportedMediaType('(unsupported charset or encoding)');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return Errors.badRequest('The request body could not be read.');
+  }
+  const status = e.status ?? e.statusCode;
+  if (status && status >= 400 && status < 500) return Errors.badRequest('The request could not be parsed (for example a malformed percent-encoding in the path).');
+  return null;
+}
+
+/** Renders `application/problem+json`. The `type` is a URN naming the code, documented in docs/errors.md. */
+export function sendProblem(req: Request, res: Response, p: ProblemError): void {
+  for (const [h, v] of Object.entries(p.headers)) res.setHeader(h, v);
+  if (p.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  res.status(p.status).type('application/problem+json');
+  res.send(
+    JSON.stringify({
+      type: `urn:content-firewall:problem:${p.code}`,
+      title: p.title,
+      status: p.status,
+      code: p.code,
+      detail: p.detail,
+      instance: req.originalUrl.split('?')[0],
+      request_id: req.id,
+      ...p.extra,
+    }),
+  );
+}
+
+/** The one error middleware. */
+export function problemHandler(metrics: Metrics, bodyLimit: number) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    let p = toProblem(err, bodyLimit);
+    if (!p) {
+      metrics.unhandledErrors.inc();
+      req.log.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unhandled error');
+      p = Errors.internal();
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(req, res, p);
+  };
+}

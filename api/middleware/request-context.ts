@@ -1,0 +1,47 @@
+import type { NextFunction, Request, Response } from 'express';
+import { hrtime } from 'node:process';
+import { Errors } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../metrics.ts';
+import { isCalendarDate, LATEST_API_VERSION, resolveApiVersion, API_VERSIONS } from '../versions.ts';
+
+// A client's X-Request-Id is kept when it is short and plain; anything else is replaced.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+
+/**
+ * First middleware on every request: request id (echoed, and bound to every log line), API version
+ * negotiation, and the access log + metrics written when the response finishes.
+ */
+export function requestContext(logger: Logger, metrics: Metrics) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    req.startedAt = hrtime.bigint();
+    const offered = req.get('x-request-id');
+    req.id = offered && SANE_REQUEST_ID.test(offered) ? offered : newId('request');
+    req.log = logger.child({ request_id: req.id });
+    res.setHeader('X-Request-Id', req.id);
+    req.apiVersion = LATEST_API_VERSION;
+    res.setHeader('Service-Api-Version', LATEST_API_VERSION);
+
+    res.on('finish', () => {
+      const seconds = Number(hrtime.bigint() - req.startedAt) / 1e9;
+      const route = req.route?.path ? String(req.route.path) : 'unmatched';
+      metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      metrics.httpDuration.observe({ method: req.method, route }, seconds);
+      req.log.info(
+        { method: req.method, path: req.path, route, status: res.statusCode, duration_ms: Math.round(seconds * 1e5) / 100, actor_id: req.principal?.actor_id },
+        'request completed',
+      );
+    });
+
+    const pinned = req.get('service-api-version');
+    if (pinned !== undefined) {
+      if (!isCalendarDate(pinned)) return next(Errors.apiVersionInvalid(pinned));
+      const resolved = resolveApiVersion(pinned);
+      if (!resolved) return next(Errors.apiVersionUnsupported(pinned, API_VERSIONS[0]));
+      req.apiVersion = resolved;
+      res.setHeader('Service-Api-Version', resolved);
+    }
+    next();
+  };
+}

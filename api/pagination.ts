@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { CursorCodec } from '../lib/cursor.ts';
+import { Errors } from '../lib/errors.ts';
+
+/** `cursor` and `limit` (1–200, default 50) of every list endpoint. */
+export const pageQuery = z
+  .object({
+    cursor: z.string().min(1).max(2048).optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+
+export type PageQuery = z.infer<typeof pageQuery>;
+
+/**
+ * Keyset position of a list ordered by id descending, read from a signed cursor.
+ * @throws ProblemError 400 `<list>.invalid_cursor` for a tampered, foreign or malformed cursor.
+ */
+export function readIdCursor(codec: CursorCodec, list: string, orgId: string, cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const payload = codec.decode(list, orgId, cursor);
+  if (!payload || typeof payload.before !== 'string') throw Errors.invalidCursor(list);
+  return payload.before;
+}
+
+/** `{data, next_cursor}`; `next_cursor` is null on the last page. */
+export function page<T>(codec: CursorCodec, list: string, orgId: string, data: T[], lastId: string | undefined, more: boolean) {
+  return { data, next_cursor: more && lastId ? codec.encode(list, orgId, { before: lastId }) : null };
+}

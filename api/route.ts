@@ -1,0 +1,95 @@
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { z } from 'zod';
+import { Errors } from '../lib/errors.ts';
+import { hasScope, type Scope } from '../lib/scopes.ts';
+import type { Principal } from '../services/principal.ts';
+import { parseOr400 } from './validate.ts';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * `public`: no credential. `authenticated`: any valid principal, no scope (the spec's unscoped
+ * operations). A Scope: that scope, or `admin`.
+ */
+export type Access = 'public' | 'authenticated' | Scope;
+
+export interface HandlerContext<P, Q, B> {
+  req: Request;
+  res: Response;
+  principal: Principal;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface RouteSpec<P, Q, B> {
+  access: Access;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  handler: (ctx: HandlerContext<P, Q, B>) => Promise<void> | void;
+}
+
+/** Middleware every route gets, built once by the app. */
+export interface RouteChain {
+  jsonBody: RequestHandler;
+  idempotency: RequestHandler;
+}
+
+/**
+ * Declares routes so each one reads as a chain: access → body → idempotency → validation → handler.
+ * `mount` registers them and, per path, a 405 with `Allow` for the other methods.
+ */
+export class Routes {
+  private readonly paths = new Map<string, Map<Method, RequestHandler[]>>();
+
+  constructor(private readonly chain: RouteChain) {}
+
+  get<P = unknown, Q = unknown>(path: string, spec: RouteSpec<P, Q, undefined>): this {
+    return this.add('get', path, spec);
+  }
+  post<P = unknown, Q = unknown, B = unknown>(path: string, spec: RouteSpec<P, Q, B>): this {
+    return this.add('post', path, spec);
+  }
+  put<P = unknown, Q = unknown, B = unknown>(path: string, spec: RouteSpec<P, Q, B>): this {
+    return this.add('put', path, spec);
+  }
+  delete<P = unknown, Q = unknown>(path: string, spec: RouteSpec<P, Q, undefined>): this {
+    return this.add('delete', path, spec);
+  }
+
+  private add<P, Q, B>(method: Method, path: string, spec: RouteSpec<P, Q, B>): this {
+    let methods = this.paths.get(path);
+    if (!methods) this.paths.set(path, (methods = new Map()));
+    const bodyChain = method === 'post' ? [this.chain.jsonBody, this.chain.idempotency] : method === 'get' || method === 'delete' ? [] : [this.chain.jsonBody];
+    methods.set(method, [access(spec.access), ...bodyChain, run(spec)]);
+    return this;
+  }
+
+  mount(app: Express): void {
+    for (const [path, methods] of this.paths) {
+      for (const [method, handlers] of methods) app[method](path, ...handlers);
+      const allowed = [...methods.keys()].map((m) => m.toUpperCase());
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      app.all(path, (req, _res, next) => next(Errors.methodNotAllowed(req.method, allowed)));
+    }
+  }
+}
+
+function access(a: Access): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (a === 'public') return next();
+    if (!req.principal) return next(req.authError ?? Errors.unauthenticated());
+    if (a !== 'authenticated' && !hasScope(req.principal.scopes, a)) return next(Errors.insufficientScope(a));
+    next();
+  };
+}
+
+function run<P, Q, B>(spec: RouteSpec<P, Q, B>): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const params = spec.params ? parseOr400(spec.params, req.params, 'path') : (req.params as P);
+    const query = spec.query ? parseOr400(spec.query, req.query, 'query') : (undefined as Q);
+    const body = spec.body ? parseOr400(spec.body, req.body ?? {}, '') : (undefined as B);
+    await spec.handler({ req, res, principal: req.principal!, params, query, body });
+  };
+}

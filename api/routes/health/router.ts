@@ -1,0 +1,29 @@
+import type { AppServices } from '../../context.ts';
+import { Errors } from '../../../lib/errors.ts';
+import type { Routes } from '../../route.ts';
+
+/**
+ * Liveness: `/healthz` and its older alias `/health` (no auth, no I/O). Readiness: `/readyz` also
+ * checks the database and answers 503 `service.not_ready` when it cannot be reached.
+ */
+export function healthRoutes(routes: Routes, s: AppServices): void {
+  const live = { access: 'public' as const, handler: ({ res }: { res: import('express').Response }) => void res.json({ status: 'ok' }) };
+  routes.get('/healthz', live).get('/health', live);
+  routes.get('/readyz', {
+    access: 'public',
+    handler: async ({ res }) => {
+      try {
+        await s.db.query('SELECT 1');
+      } catch {
+        throw Errors.notReady('The database is unreachable.');
+      }
+      res.json({ status: 'ok', checks: { database: 'ok' } });
+    },
+  });
+  if (s.config.METRICS_ENABLED) routes.get('/metrics', {
+    access: 'public',
+    handler: async ({ res }) => {
+      res.type(s.metrics.registry.contentType).send(await s.metrics.registry.metrics());
+    },
+  });
+}

@@ -1,0 +1,72 @@
+import http from 'node:http';
+import { ConfigError, loadConfig } from '../config.ts';
+import * as cleanupIdempotency from '../jobs/cleanup-idempotency-keys.ts';
+import { systemClock } from '../lib/clock.ts';
+import { createLogger } from '../lib/logger.ts';
+import { openRuntime } from '../runtime.ts';
+import { buildApp } from './app.ts';
+
+/**
+ * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
+ * accepting, drain in-flight requests (up to SHUTDOWN_TIMEOUT_MS), close the pools and stop the
+ * embedded cluster. A second signal exits at once.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const runtime = await openRuntime(config, logger);
+  const built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring });
+  const server = http.createServer(built.app);
+  // Longer than common load balancers' idle timeouts, so they close first.
+  server.keepAliveTimeout = 65_000;
+
+  const cleanup = setInterval(() => {
+    cleanupIdempotency.run({ db: runtime.db, clock: systemClock }).catch((err: Error) => logger.warn({ err: err.message }, 'idempotency cleanup failed'));
+  }, cleanupIdempotency.everyMs).unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const address = server.address();
+  logger.info({ port: typeof address === 'object' && address ? address.port : config.PORT, database: runtime.embedded ? 'embedded' : 'DATABASE_URL', redis: Boolean(runtime.redis), deployment_mode: config.DEPLOYMENT_MODE }, 'content firewall listening');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    clearInterval(cleanup);
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => {
+      logger.warn('drain timeout: closing remaining connections');
+      server.closeAllConnections();
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    await drained;
+    clearTimeout(timer);
+    await built.close();
+    await runtime.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`content firewall failed to start: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,168 @@
+import { parseArgs } from 'node:util';
+import { presentApiKey } from './api/routes/api-keys/presenter.ts';
+import { createApiKeyBody } from './api/routes/api-keys/schema.ts';
+import { issuesOf } from './api/validate.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { systemClock } from './lib/clock.ts';
+import { ProblemError } from './lib/errors.ts';
+import { createLogger } from './lib/logger.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyDeps } from './services/api-keys.ts';
+import { bootstrapOrganization, OperatorError, resolveOrganization } from './services/organizations.ts';
+import { LocalRevocationBus, RedisRevocationBus } from './services/revocations.ts';
+import { listOrgs } from './store/orgs.ts';
+
+const USAGE = `Content firewall operator CLI
+
+Usage: npm run cli -- <command> [options]
+
+  bootstrap --org NAME [--force] [--json]
+      Create organization NAME (if none has that name) and an admin API key; prints the secret once.
+      Refuses when the organization already has active keys, unless --force.
+  orgs list [--json]
+  keys list --org ORG [--json]
+  keys create --org ORG --name NAME --scopes S1,S2 [--environment live|test]
+              [--expires-at RFC3339 | --no-expiry] [--json]
+  keys revoke --org ORG --id ak_... [--json]
+
+ORG is an organization id, slug or exact display name. The CLI reads the same configuration as the
+server: DATABASE_URL, or the embedded database under DATA_DIR (default ./.data), used whether the
+server is running or stopped.`;
+
+class UsageError extends Error {}
+
+const options = {
+  org: { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  environment: { type: 'string' },
+  'expires-at': { type: 'string' },
+  'no-expiry': { type: 'boolean' },
+  id: { type: 'string' },
+  force: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+function required(values: Values, name: 'org' | 'name' | 'scopes' | 'id'): string {
+  const v = values[name];
+  if (!v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function out(json: boolean, data: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+}
+
+async function execute(rt: Runtime, deps: ApiKeyDeps, positionals: string[], values: Values): Promise<void> {
+  const json = values.json ?? false;
+  const actor = { id: 'cli', requestId: null };
+  const [group, verb] = positionals;
+  const command = verb ? `${group} ${verb}` : group;
+  switch (command) {
+    case 'bootstrap': {
+      const { org, createdOrg, minted } = await bootstrapOrganization(deps, required(values, 'org'), values.force ?? false);
+      const key = presentApiKey(minted.key, minted.secret);
+      out(json, { org_id: org.id, org: { id: org.id, slug: org.slug, display_name: org.display_name, created: createdOrg }, api_key: key },
+        `${createdOrg ? 'Created' : 'Using'} organization ${org.display_name} (${org.id}).\nAdmin API key ${key.id}, expires ${key.expires_at ?? 'never'}.\n\n  ${minted.secret}\n\nThis secret is shown once; store it now.`);
+      return;
+    }
+    case 'orgs list': {
+      const orgs = await listOrgs(rt.db);
+      out(json, { data: orgs }, orgs.map((o) => `${o.id}  ${o.slug}  ${o.display_name}`).join('\n') || '(no organizations)');
+      return;
+    }
+    case 'keys list': {
+      const org = await resolveOrganization(rt.db, required(values, 'org'));
+      const all = [];
+      let before: string | undefined;
+      for (;;) {
+        const { rows, more } = await listApiKeys(deps, org.id, before, 200);
+        all.push(...rows.map((k) => presentApiKey(k)));
+        if (!more) break;
+        before = rows.at(-1)!.id;
+      }
+      out(json, { data: all }, all.map((k) => `${k.id}  ${k.prefix}_…${k.last_four}  ${k.revoked_at ? 'revoked' : 'active '}  ${JSON.stringify(k.name)}  [${k.scopes.join(', ')}]  expires ${k.expires_at ?? 'never'}`).join('\n') || '(no keys)');
+      return;
+    }
+    case 'keys create': {
+      const org = await resolveOrganization(rt.db, required(values, 'org'));
+      const parsed = createApiKeyBody.safeParse({
+        name: required(values, 'name'),
+        scopes: required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
+        environment: values.environment,
+        expires_at: values['expires-at'],
+        no_expiry: values['no-expiry'] ?? false,
+      });
+      if (!parsed.success) throw new UsageError(issuesOf(parsed.error, '').map((i) => `${i.path}: ${i.message}`).join('; '));
+      const minted = await createApiKey(deps, org.id, parsed.data, actor);
+      const key = presentApiKey(minted.key, minted.secret);
+      out(json, { org_id: org.id, api_key: key }, `API key ${key.id} for ${org.display_name}.\n\n  ${minted.secret}\n\nThis secret is shown once; store it now.`);
+      return;
+    }
+    case 'keys revoke': {
+      const org = await resolveOrganization(rt.db, required(values, 'org'));
+      const id = required(values, 'id');
+      await revokeApiKey(deps, org.id, id, actor);
+      out(json, { revoked: id }, `Revoked ${id}.`);
+      return;
+    }
+    default:
+      throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
+  }
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), options, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (parsed.values.help || parsed.positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return parsed.values.help ? 0 : 2;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
+  const rt = await openRuntime(config, logger);
+  const revocations = rt.redis ? new RedisRevocationBus(rt.redis, config.REDIS_KEY_PREFIX) : new LocalRevocationBus();
+  const deps: ApiKeyDeps = { db: rt.db, clock: systemClock, keyring: rt.keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS };
+  try {
+    await execute(rt, deps, parsed.positionals, parsed.values);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof OperatorError || err instanceof ProblemError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await revocations.close();
+    await rt.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+const schema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  DATABASE_POOL_MAX: int(1, 500).default(20),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  REDIS_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  REDIS_KEY_PREFIX: z.string().default('cf:'),
+  DEPLOYMENT_MODE: z.enum(['self_hosted', 'saas']).default('self_hosted'),
+  SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  RATE_LIMIT_REQUESTS: int(1, 100_000_000).default(60_000),
+  RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+  RATE_LIMIT_UNAUTHENTICATED_REQUESTS: int(1, 100_000_000).default(600),
+  API_KEY_DEFAULT_TTL_DAYS: int(1, 3650).default(90),
+  AUTH_CACHE_TTL_MS: z.preprocess(emptyAsUndefined, int(0, 3_600_000).optional()),
+  IDEMPOTENCY_TTL_HOURS: int(1, 168).default(24),
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+  TRUST_PROXY: bool.default(false),
+  METRICS_ENABLED: bool.default(true),
+});
+
+export type RawConfig = z.infer<typeof schema>;
+
+export interface Config extends Omit<RawConfig, 'AUTH_CACHE_TTL_MS'> {
+  /** Resolved absolute data directory. */
+  readonly DATA_DIR: string;
+  /**
+   * How long an API key lookup is cached. Without Redis nothing tells other processes of a
+   * revocation, so the cache lives at most 1 s; with Redis, revocations are published and the
+   * cache may live longer.
+   */
+  readonly AUTH_CACHE_TTL_MS: number;
+}
+
+/** Thrown when the environment does not describe a valid configuration; lists every problem. */
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+  }
+}
+
+/**
+ * Parses and freezes the configuration from `env`.
+ * @throws ConfigError listing every invalid variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const raw = parsed.data;
+  const authTtl = raw.AUTH_CACHE_TTL_MS ?? (raw.REDIS_URL ? 30_000 : 1_000);
+  if (!raw.REDIS_URL && authTtl > 1_000) {
+    throw new ConfigError([
+      'AUTH_CACHE_TTL_MS: must be at most 1000 without REDIS_URL (revocations must reach every process within 1 s)',
+    ]);
+  }
+  return Object.freeze({ ...raw, DATA_DIR: path.resolve(raw.DATA_DIR), AUTH_CACHE_TTL_MS: authTtl });
+}

@@ -1,0 +1,109 @@
+/**
+ * The error catalogue: every error the API returns, with its HTTP status, stable dot-namespaced code
+ * and title. `docs/errors.md` lists the same codes (a unit test keeps the two in step).
+ */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'ProblemError';
+  }
+}
+
+interface Entry {
+  status: number;
+  code: string;
+  title: string;
+}
+
+const entries = {
+  // request shape
+  routeNotFound: { status: 404, code: 'request.route_not_found', title: 'No such route' },
+  methodNotAllowed: { status: 405, code: 'request.method_not_allowed', title: 'Method not allowed' },
+  invalidJson: { status: 400, code: 'request.invalid_json', title: 'Malformed JSON body' },
+  unsupportedMediaType: { status: 415, code: 'request.unsupported_media_type', title: 'Unsupported content type' },
+  bodyTooLarge: { status: 413, code: 'request.body_too_large', title: 'Request body too large' },
+  validationFailed: { status: 400, code: 'request.validation_failed', title: 'Request validation failed' },
+  badRequest: { status: 400, code: 'request.malformed', title: 'Malformed request' },
+  invalidCursor: { status: 400, code: '<resource>.invalid_cursor', title: 'Invalid pagination cursor' },
+  // versioning
+  apiVersionInvalid: { status: 400, code: 'api_version.invalid', title: 'Malformed Service-Api-Version' },
+  apiVersionUnsupported: { status: 400, code: 'api_version.unsupported', title: 'Unsupported Service-Api-Version' },
+  // authentication and authorisation
+  unauthenticated: { status: 401, code: 'auth.unauthenticated', title: 'Unauthenticated' },
+  apiKeyExpired: { status: 401, code: 'auth.api_key.expired', title: 'API key expired' },
+  apiKeyRevoked: { status: 401, code: 'auth.api_key.revoked', title: 'API key revoked' },
+  insufficientScope: { status: 403, code: 'auth.insufficient_scope', title: 'Missing scope' },
+  // rate limiting
+  rateLimited: { status: 429, code: 'rate_limit.exceeded', title: 'Rate limit exceeded' },
+  // idempotency
+  idempotencyKeyInvalid: { status: 400, code: 'idempotency.key_invalid', title: 'Invalid Idempotency-Key' },
+  idempotencyKeyReused: { status: 409, code: 'idempotency.key_reused', title: 'Idempotency-Key reused with a different request' },
+  idempotencyInProgress: { status: 409, code: 'idempotency.request_in_progress', title: 'A request with this Idempotency-Key is in progress' },
+  // API keys
+  apiKeyNotFound: { status: 404, code: 'api_keys.not_found', title: 'API key not found' },
+  apiKeyAlreadyRevoked: { status: 409, code: 'api_keys.already_revoked', title: 'API key already revoked' },
+  apiKeyScopeEscalation: { status: 403, code: 'api_keys.scope_escalation', title: 'Cannot grant scopes the caller lacks' },
+  // service
+  notReady: { status: 503, code: 'service.not_ready', title: 'Service not ready' },
+  internal: { status: 500, code: 'internal.error', title: 'Internal error' },
+} as const satisfies Record<string, Entry>;
+
+export type ErrorName = keyof typeof entries;
+
+/** Every catalogue entry, for documentation and tests. */
+export const CATALOGUE: readonly Entry[] = Object.values(entries);
+
+function make(name: ErrorName, detail: string, extra?: Record<string, unknown>, headers?: Record<string, string>): ProblemError {
+  const e = entries[name];
+  return new ProblemError(e.status, e.code, e.title, detail, extra, headers);
+}
+
+/** One factory per error. */
+export const Errors = {
+  routeNotFound: (method: string, path: string) => make('routeNotFound', `No route matches ${method} ${path}.`),
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    make('methodNotAllowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}.`, {}, { Allow: allowed.join(', ') }),
+  invalidJson: () => make('invalidJson', 'The request body is not valid JSON.'),
+  unsupportedMediaType: (got: string) =>
+    make('unsupportedMediaType', `Content-Type must be application/json; got ${JSON.stringify(got.slice(0, 100))}.`),
+  bodyTooLarge: (limit: number) => make('bodyTooLarge', `The request body exceeds the limit of ${limit} bytes.`),
+  validationFailed: (errors: ValidationIssue[]) =>
+    make('validationFailed', errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ').slice(0, 1000), { errors }),
+  badRequest: (detail: string) => make('badRequest', detail),
+  invalidCursor: (resource: string) =>
+    new ProblemError(400, `${resource}.invalid_cursor`, entries.invalidCursor.title, 'The cursor is malformed, was tampered with, or belongs to another list.'),
+  apiVersionInvalid: (value: string) =>
+    make('apiVersionInvalid', `Service-Api-Version must be a calendar date YYYY-MM-DD; got ${JSON.stringify(value.slice(0, 40))}.`),
+  apiVersionUnsupported: (value: string, earliest: string) =>
+    make('apiVersionUnsupported', `Service-Api-Version ${value} predates the earliest supported revision ${earliest}.`),
+  unauthenticated: (detail = 'A valid API key is required: Authorization: Bearer <API_KEY>.') => make('unauthenticated', detail),
+  apiKeyExpired: () => make('apiKeyExpired', 'This API key has expired; rotate it or create a new one.'),
+  apiKeyRevoked: () => make('apiKeyRevoked', 'This API key has been revoked.'),
+  insufficientScope: (scope: string) =>
+    make('insufficientScope', `This operation requires the scope '${scope}'.`, { required_scope: scope }),
+  rateLimited: (retryAfter: number) =>
+    make('rateLimited', `Too many requests; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
+  idempotencyKeyInvalid: () => make('idempotencyKeyInvalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
+  idempotencyKeyReused: () =>
+    make('idempotencyKeyReused', 'This Idempotency-Key was already used with a different request (method, path or body).'),
+  idempotencyInProgress: () =>
+    make('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {}, { 'Retry-After': '1' }),
+  apiKeyNotFound: (id: string) => make('apiKeyNotFound', `No API key ${id} in this organization.`),
+  apiKeyAlreadyRevoked: (id: string) => make('apiKeyAlreadyRevoked', `API key ${id} is revoked; revoked keys cannot be rotated.`),
+  apiKeyScopeEscalation: (scopes: string[]) =>
+    make('apiKeyScopeEscalation', `The calling key lacks the scopes it tries to grant: ${scopes.join(', ')}.`, { scopes }),
+  notReady: (detail: string) => make('notReady', detail),
+  internal: () => make('internal', 'An unexpected error occurred; contact support with the X-Request-Id.'),
+};

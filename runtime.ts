@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from './config.ts';
+import { buildKeyring, type Keyring } from './lib/crypto.ts';
+import type { Logger } from './lib/logger.ts';
+import { createRedis, type Redis } from './lib/redis.ts';
+import { createPool, type Db } from './store/db.ts';
+import { EmbeddedPostgres, type EmbeddedHandle } from './store/embedded.ts';
+import { migrate } from './store/migrate.ts';
+
+/** The long-lived resources of a process (server or CLI): database, Redis, keys. */
+export interface Runtime {
+  db: Db;
+  redis: Redis | null;
+  keyring: Keyring;
+  embedded: EmbeddedHandle | null;
+  /** Closes the pool and Redis, and stops the embedded cluster if this process started it. */
+  close(): Promise<void>;
+}
+
+/**
+ * The master secret: SECRET_KEY, or `DATA_DIR/secret.key` (created on first use, mode 0600).
+ * Every process of one deployment must share it: API key hashes and cursors are keyed by it.
+ */
+export async function loadMasterSecret(config: Readonly<Config>): Promise<Buffer> {
+  if (config.SECRET_KEY) return Buffer.from(config.SECRET_KEY, 'utf8');
+  const file = path.join(config.DATA_DIR, 'secret.key');
+  try {
+    const text = (await readFile(file, 'utf8')).trim();
+    if (text.length >= 64) return Buffer.from(text, 'hex');
+  } catch {
+    // created below
+  }
+  await mkdir(config.DATA_DIR, { recursive: true, mode: 0o711 });
+  const secret = randomBytes(32).toString('hex');
+  // 'wx': if another process created it meanwhile, read theirs instead of overwriting.
+  try {
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    return Buffer.from(secret, 'hex');
+  } catch {
+    return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
+  }
+}
+
+/**
+ * Opens the database (DATABASE_URL, else the embedded cluster under DATA_DIR), applies migrations,
+ * connects Redis when REDIS_URL is set, and derives the keyring.
+ */
+export async function openRuntime(config: Readonly<Config>, logger: Logger): Promise<Runtime> {
+  const keyring = buildKeyring(await loadMasterSecret(config));
+  let embedded: EmbeddedHandle | null = null;
+  let url = config.DATABASE_URL;
+  if (!url) {
+    embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
+    url = embedded.url;
+  }
+  const db = createPool(url, config.DATABASE_POOL_MAX, (err) => logger.error({ err: err.message }, 'idle database client error'));
+  try {
+    const applied = await migrate(db);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+  } catch (err) {
+    await db.end().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis error')) : null;
+  return {
+    db,
+    redis,
+    keyring,
+    embedded,
+    close: async () => {
+      await db.end().catch((err: Error) => logger.error({ err: err.message }, 'closing the pool failed'));
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+      if (embedded) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import type { Clock } from '../lib/clock.ts';
+import type { Keyring } from '../lib/crypto.ts';
+import { Errors } from '../lib/errors.ts';
+import { newId } from '../lib/ids.ts';
+import { hasScope } from '../lib/scopes.ts';
+import * as keys from '../store/api-keys.ts';
+import type { ApiKeyRow } from '../store/api-keys.ts';
+import { insertManagementAudit } from '../store/audit.ts';
+import { withTransaction, type Db, type Queryable } from '../store/db.ts';
+import { hashSecret, mintSecret } from './api-key-secrets.ts';
+import type { RevocationBus } from './revocations.ts';
+
+export interface ApiKeyDeps {
+  db: Db;
+  clock: Clock;
+  keyring: Keyring;
+  revocations: RevocationBus;
+  defaultTtlDays: number;
+}
+
+/** Who performs a change: an API key (with its scopes) or an operator at the CLI (no scopes: trusted). */
+export interface Actor {
+  id: string;
+  requestId: string | null;
+  scopes?: readonly string[];
+}
+
+export interface CreateKeyInput {
+  name: string;
+  scopes: string[];
+  environment: 'live' | 'test';
+  expires_at?: Date | null;
+  no_expiry?: boolean;
+}
+
+export interface MintedKey {
+  key: ApiKeyRow;
+  secret: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Mints a key. Expiry: `no_expiry: true` → never; `expires_at` → that instant (must be in the
+ * future); neither (or `expires_at: null`) → now + API_KEY_DEFAULT_TTL_DAYS (90 by default).
+ * @throws ProblemError 400 when `expires_at` is not in the future; 403 when the actor would grant
+ * scopes it lacks.
+ */
+export async function createApiKey(deps: ApiKeyDeps, orgId: string, input: CreateKeyInput, actor: Actor, tx?: Queryable): Promise<MintedKey> {
+  const now = deps.clock.now();
+  assertCanGrant(actor, input.scopes);
+  let expiresAt: Date | null;
+  if (input.no_expiry) expiresAt = null;
+  else if (input.expires_at) {
+    if (input.expires_at.getTime() <= now.getTime()) {
+      throw Errors.validationFailed([{ path: 'expires_at', message: 'must be in the future' }]);
+    }
+    expiresAt = input.expires_at;
+  } else expiresAt = new Date(now.getTime() + deps.defaultTtlDays * DAY_MS);
+
+  const scopes = [...new Set(input.scopes)];
+  const run = async (q: Queryable): Promise<MintedKey> => {
+    const secret = mintSecret(input.environment);
+    const key = await keys.insertApiKey(
+      q,
+      orgId,
+      {
+        id: newId('apiKey', now.getTime()),
+        name: input.name,
+        environment: input.environment,
+        last_four: secret.slice(-4),
+        scopes,
+        created_at: now,
+        expires_at: expiresAt,
+        revoked_at: null,
+        last_used_at: null,
+        rotated_from: null,
+        created_by: actor.id,
+      },
+      hashSecret(deps.keyring.apiKeyHash, secret),
+    );
+    await insertManagementAudit(q, orgId, {
+      id: newId('audit', now.getTime()),
+      created: now,
+      actorId: actor.id,
+      requestId: actor.requestId,
+      resourceType: 'api_key',
+      resourceId: key.id,
+      changeSummary: `created ${input.environment} API key ${JSON.stringify(key.name)} with scopes [${scopes.join(', ')}], ${
+        expiresAt ? `expiring ${expiresAt.toISOString()}` : 'with no expiry'
+      }`,
+    });
+    return { key, secret };
+  };
+  return tx ? run(tx) : withTransaction(deps.db, run);
+}
+
+/** One page of keys, newest first; fetches one extra row to know whether another page follows. */
+export async function listApiKeys(deps: ApiKeyDeps, orgId: string, beforeId: string | undefined, limit: number): Promise<{ rows: ApiKeyRow[]; more: boolean }> {
+  const rows = await keys.listApiKeys(deps.db, orgId, { beforeId, limit: limit + 1 });
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
+/** @throws ProblemError 404 when the id is unknown in this organization. */
+export async function getApiKey(deps: ApiKeyDeps, orgId: string, id: string): Promise<ApiKeyRow> {
+  const key = await keys.getApiKey(deps.db, orgId, id);
+  if (!key) throw Errors.apiKeyNotFound(id);
+  return key;
+}
+
+/**
+ * Revokes a key. Revoking an already revoked key is a no-op (revoked is terminal; `revoked_at`
+ * keeps its first value). The revocation is published to every process before this resolves.
+ * @throws ProblemError 404 when the id is unknown in this organization.
+ */
+export async function revokeApiKey(deps: ApiKeyDeps, orgId: string, id: string, actor: Actor): Promise<void> {
+  const now = deps.clock.now();
+  const revoked = await withTransaction(deps.db, async (tx) => {
+    const key = await keys.getApiKey(tx, orgId, id, true);
+    if (!key) throw Errors.apiKeyNotFound(id);
+    if (key.revoked_at) return false;
+    await keys.markRevoked(tx, orgId, id, now);
+    await insertManagementAudit(tx, orgId, {
+      id: newId('audit', now.getTime()),
+      created: now,
+      actorId: actor.id,
+      requestId: actor.requestId,
+      resourceType: 'api_key',
+      resourceId: id,
+      changeSummary: `revoked API key ${JSON.stringify(key.name)}`,
+    });
+    return true;
+  });
+  if (revoked) await deps.revocations.publish(id);
+}
+
+/**
+ * Rotates a key: revokes it at once (no grace) and mints a successor that inherits name, scopes,
+ * environment and `expires_at` (not extended), with `rotated_from` set.
+ * @throws ProblemError 404 when unknown in this organization; 409 when already revoked.
+ */
+export async function rotateApiKey(deps: ApiKeyDeps, orgId: string, id: string, actor: Actor): Promise<MintedKey> {
+  const now = deps.clock.now();
+  const minted = await withTransaction(deps.db, async (tx) => {
+    const old = await keys.getApiKey(tx, orgId, id, true);
+    if (!old) throw Errors.apiKeyNotFound(id);
+    if (old.revoked_at) throw Errors.apiKeyAlreadyRevoked(id);
+    await keys.markRevoked(tx, orgId, id, now);
+    const secret = mintSecret(old.environment);
+    const key = await keys.insertApiKey(
+      tx,
+      orgId,
+      {
+        id: newId('apiKey', now.getTime()),
+        name: old.name,
+        environment: old.environment,
+        last_four: secret.slice(-4),
+        scopes: old.scopes,
+        created_at: now,
+        expires_at: old.expires_at,
+        revoked_at: null,
+        last_used_at: null,
+        rotated_from: old.id,
+        created_by: actor.id,
+      },
+      hashSecret(deps.keyring.apiKeyHash, secret),
+    );
+    const audit = (resourceId: string, changeSummary: string) =>
+      insertManagementAudit(tx, orgId, {
+        id: newId('audit', now.getTime()),
+        created: now,
+        actorId: actor.id,
+        requestId: actor.requestId,
+        resourceType: 'api_key',
+        resourceId,
+        changeSummary,
+      });
+    await audit(old.id, `rotated API key ${JSON.stringify(old.name)}: revoked, replaced by ${key.id}`);
+    await audit(key.id, `created API key ${JSON.stringify(key.name)} by rotation of ${old.id}`);
+    return { key, secret };
+  });
+  await deps.revocations.publish(id);
+  return minted;
+}
+
+function assertCanGrant(actor: Actor, scopes: string[]): void {
+  if (!actor.scopes) return;
+  const missing = scopes.filter((s) => !hasScope(actor.scopes!, s as never));
+  if (missing.length > 0) throw Errors.apiKeyScopeEscalation(missing);
+}

@@ -11,7 +11,7 @@ import { identify } from './middleware/identify.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { problemHandler } from './middleware/problem.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { requestContext } from './middleware/request-context.ts';
+import { apiVersion, requestContext } from './middleware/request-context.ts';
 import { Routes } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys/router.ts';
 import { healthRoutes } from './routes/health/router.ts';
@@ -57,6 +57,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(requestContext(logger, metrics));
   app.use(identify(authenticator));
   app.use(rateLimit(rateLimiter, config));
+  app.use(apiVersion());
 
   const routes = new Routes({
     jsonBody: jsonBody(config.BODY_LIMIT_BYTES),

@@ -71,6 +71,7 @@ export class Routes {
       for (const [method, handlers] of methods) app[method](path, ...handlers);
       const allowed = [...methods.keys()].map((m) => m.toUpperCase());
       if (allowed.includes('GET')) allowed.push('HEAD');
+      allowed.sort();
       app.all(path, (req, _res, next) => next(Errors.methodNotAllowed(req.method, allowed)));
     }
   }

@@ -50,6 +50,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     clearInterval(cleanup);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    // close() drops connections idle now; keep dropping the ones that go idle as their requests finish.
+    const reaper = setInterval(() => server.closeIdleConnections(), 50);
     server.closeIdleConnections();
     const timer = setTimeout(() => {
       logger.warn('drain timeout: closing remaining connections');
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_TIMEOUT_MS);
     await drained;
     clearTimeout(timer);
+    clearInterval(reaper);
     await built.close();
     await runtime.close();
     logger.info('stopped');

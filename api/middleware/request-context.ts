@@ -1,17 +1,17 @@
 import type { NextFunction, Request, Response } from 'express';
 import { hrtime } from 'node:process';
-import { Errors } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../metrics.ts';
-import { isCalendarDate, LATEST_API_VERSION, resolveApiVersion, API_VERSIONS } from '../versions.ts';
+import { Errors } from '../../lib/errors.ts';
+import { API_VERSIONS, isCalendarDate, LATEST_API_VERSION, resolveApiVersion } from '../versions.ts';
 
 // A client's X-Request-Id is kept when it is short and plain; anything else is replaced.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
 
 /**
- * First middleware on every request: request id (echoed, and bound to every log line), API version
- * negotiation, and the access log + metrics written when the response finishes.
+ * First middleware on every request: request id (echoed, and bound to every log line), the default
+ * API version, and the access log + metrics written when the response finishes.
  */
 export function requestContext(logger: Logger, metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -34,14 +34,24 @@ export function requestContext(logger: Logger, metrics: Metrics) {
       );
     });
 
+    next();
+  };
+}
+
+/**
+ * `Service-Api-Version`: absent → latest; a supported or later date → the newest revision on or
+ * before it (echoed); malformed → 400 `api_version.invalid`; before the first → 400
+ * `api_version.unsupported`. Runs after rate limiting so even these 400s carry RateLimit-* headers.
+ */
+export function apiVersion() {
+  return (req: Request, res: Response, next: NextFunction): void => {
     const pinned = req.get('service-api-version');
-    if (pinned !== undefined) {
-      if (!isCalendarDate(pinned)) return next(Errors.apiVersionInvalid(pinned));
-      const resolved = resolveApiVersion(pinned);
-      if (!resolved) return next(Errors.apiVersionUnsupported(pinned, API_VERSIONS[0]));
-      req.apiVersion = resolved;
-      res.setHeader('Service-Api-Version', resolved);
-    }
+    if (pinned === undefined) return next();
+    if (!isCalendarDate(pinned)) return next(Errors.apiVersionInvalid(pinned));
+    const resolved = resolveApiVersion(pinned);
+    if (!resolved) return next(Errors.apiVersionUnsupported(pinned, API_VERSIONS[0]));
+    req.apiVersion = resolved;
+    res.setHeader('Service-Api-Version', resolved);
     next();
   };
 }

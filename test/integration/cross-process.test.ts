@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApiKey, buildOrg, call, startTestApp, type TestApp } from '../support/harness.ts';
+
+// Two apps on one database stand for two processes of one deployment.
+const opened: TestApp[] = [];
+const start = async (...args: Parameters<typeof startTestApp>) => {
+  const app = await startTestApp(...args);
+  opened.push(app);
+  return app;
+};
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((a) => a.close()));
+});
+
+const prefix = () => `cf_test_${randomBytes(4).toString('hex')}:`;
+
+describe('with Redis', () => {
+  it('a revocation reaches another process\'s auth cache within 1 s', async () => {
+    const p = prefix();
+    const one = await start({ redisPrefix: p });
+    const two = await start({ redisPrefix: p });
+    expect(two.config.AUTH_CACHE_TTL_MS).toBe(30_000);
+    const org = await buildOrg(one);
+    const k = await buildApiKey(one, org.orgId, { scopes: ['scans:read'] });
+    expect((await call(two, 'GET', '/v1/me', { key: k.secret })).status).toBe(200); // now cached in two
+    expect((await call(one, 'POST', `/v1/api-keys/${k.key.id}:revoke`, { key: org.admin })).status).toBe(204);
+    await expect.poll(async () => (await call(two, 'GET', '/v1/me', { key: k.secret })).status, { timeout: 1_000, interval: 50 }).toBe(401);
+  });
+
+  it('rate limits are shared across processes', async () => {
+    const p = prefix();
+    const env = { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '3600' };
+    const one = await start({ redisPrefix: p, env });
+    const two = await start({ redisPrefix: p, env });
+    const org = await buildOrg(one);
+    const statuses = [];
+    for (const app of [one, two, one, two]) statuses.push((await call(app, 'GET', '/v1/me', { key: org.admin })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe('without Redis', () => {
+  it('the auth cache lives at most 1 s, so a revocation elsewhere lands within it', async () => {
+    const one = await start();
+    const two = await start();
+    expect(two.config.AUTH_CACHE_TTL_MS).toBe(1_000);
+    const org = await buildOrg(one);
+    const k = await buildApiKey(one, org.orgId, { scopes: ['scans:read'] });
+    expect((await call(two, 'GET', '/v1/me', { key: k.secret })).status).toBe(200);
+    expect((await call(one, 'POST', `/v1/api-keys/${k.key.id}:revoke`, { key: org.admin })).status).toBe(204);
+    // The revoking process itself forgets at once.
+    expect((await call(one, 'GET', '/v1/me', { key: k.secret })).status).toBe(401);
+    await expect.poll(async () => (await call(two, 'GET', '/v1/me', { key: k.secret })).status, { timeout: 1_200, interval: 50 }).toBe(401);
+  });
+});

@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import { inject } from 'vitest';
+import { buildApp, type BuiltApp } from '../../api/app.ts';
+import { loadConfig, type Config } from '../../config.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
+import { buildKeyring } from '../../lib/crypto.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { createRedis, type Redis } from '../../lib/redis.ts';
+import { createApiKey, type CreateKeyInput } from '../../services/api-keys.ts';
+import { createOrganization } from '../../services/organizations.ts';
+import { createPool, type Db } from '../../store/db.ts';
+
+// Shared by every app in a run, as it is by every process of one deployment.
+const MASTER_SECRET = Buffer.from('test-master-secret-0123456789abcdef');
+
+export interface TestApp {
+  built: BuiltApp;
+  db: Db;
+  redis: Redis | null;
+  config: Readonly<Config>;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** Use Redis (REDIS_URL) with this key prefix. */
+  redisPrefix?: string;
+}
+
+/** A real app on the run's real database, listening on a free port. */
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const env: Record<string, string> = {
+    DATABASE_URL: inject('databaseUrl'),
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_REQUESTS: '1000000',
+    RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '1000000',
+    METRICS_ENABLED: 'false',
+    ...(opts.redisPrefix ? { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: opts.redisPrefix } : {}),
+    ...opts.env,
+  };
+  const config = loadConfig(env);
+  const logger = createLogger(config.LOG_LEVEL);
+  const db = createPool(config.DATABASE_URL!, 5, () => undefined);
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
+  const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET) });
+  const server = http.createServer(built.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    built,
+    db,
+    redis,
+    config,
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await built.close();
+      await db.end();
+      redis?.disconnect();
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export interface CallOptions {
+  key?: string;
+  json?: unknown;
+  /** Raw body, sent as is (with `contentType`, default application/json). */
+  raw?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP call; parses JSON and problem+json bodies. */
+export async function call(app: TestApp, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.key) headers.authorization = `Bearer ${o.key}`;
+  let body: string | undefined;
+  if (o.json !== undefined) {
+    body = JSON.stringify(o.json);
+    headers['content-type'] ??= 'application/json';
+  } else if (o.raw !== undefined) {
+    body = o.raw;
+    headers['content-type'] ??= o.contentType ?? 'application/json';
+  }
+  const res = await fetch(`${app.baseUrl}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+export interface TestOrg {
+  orgId: string;
+  /** An admin key's secret. */
+  admin: string;
+  adminId: string;
+}
+
+/** A new organization with an admin key. */
+export async function buildOrg(app: TestApp, name = `Org ${randomBytes(4).toString('hex')}`): Promise<TestOrg> {
+  const org = await createOrganization(app.db, app.built.services.clock, name);
+  const { key, secret } = await buildApiKey(app, org.id, { scopes: ['admin'] });
+  return { orgId: org.id, admin: secret, adminId: key.id };
+}
+
+/** A key in `orgId`, minted through the same service the API uses. */
+export async function buildApiKey(app: TestApp, orgId: string, input: Partial<CreateKeyInput> = {}) {
+  return createApiKey(
+    app.built.services.apiKeys,
+    orgId,
+    { name: 'test key', scopes: ['admin'], environment: 'live', ...input },
+    { id: 'test', requestId: null },
+  );
+}
+
+/** Asserts the shape every error shares. */
+export function expectProblem(r: Reply, status: number, code: string): void {
+  if (r.status !== status || r.body?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${r.status} ${r.text.slice(0, 400)}`);
+  }
+  const ct = r.headers.get('content-type') ?? '';
+  if (!ct.startsWith('application/problem+json')) throw new Error(`content-type ${ct}`);
+  for (const f of ['type', 'title', 'status', 'code', 'detail', 'instance']) {
+    if (!(f in r.body)) throw new Error(`problem lacks ${f}: ${r.text}`);
+  }
+}

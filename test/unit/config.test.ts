@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config.ts';
+
+describe('loadConfig', () => {
+  it('has working defaults for the embedded setup', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ PORT: 8080, DEPLOYMENT_MODE: 'self_hosted', BODY_LIMIT_BYTES: 1_048_576, AUTH_CACHE_TTL_MS: 1_000, API_KEY_DEFAULT_TTL_DAYS: 90 });
+    expect(c.DATA_DIR).toBe(path.resolve('./.data'));
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('lists every problem at once', () => {
+    try {
+      loadConfig({ PORT: 'http', DATABASE_URL: 'not a url', DEPLOYMENT_MODE: 'cloud', SECRET_KEY: 'short' });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const keys = (err as ConfigError).issues.map((i) => i.split(':')[0]);
+      expect(keys).toEqual(expect.arrayContaining(['PORT', 'DATABASE_URL', 'DEPLOYMENT_MODE', 'SECRET_KEY']));
+    }
+  });
+
+  it('caps the auth cache at 1 s without Redis, and lengthens it with Redis', () => {
+    expect(() => loadConfig({ AUTH_CACHE_TTL_MS: '5000' })).toThrow(ConfigError);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).AUTH_CACHE_TTL_MS).toBe(30_000);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', AUTH_CACHE_TTL_MS: '5000' }).AUTH_CACHE_TTL_MS).toBe(5_000);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+});

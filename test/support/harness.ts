@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
+import { Writable } from 'node:stream';
 import { inject } from 'vitest';
 import { buildApp, type BuiltApp } from '../../api/app.ts';
 import { loadConfig, type Config } from '../../config.ts';
@@ -29,6 +30,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Use Redis (REDIS_URL) with this key prefix. */
   redisPrefix?: string;
+  /** Collect every log line here (set LOG_LEVEL in env to see them). */
+  logLines?: string[];
 }
 
 /** A real app on the run's real database, listening on a free port. */
@@ -43,7 +46,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     ...opts.env,
   };
   const config = loadConfig(env);
-  const logger = createLogger(config.LOG_LEVEL);
+  const sink = opts.logLines;
+  const logger = createLogger(
+    config.LOG_LEVEL,
+    sink ? new Writable({ write: (chunk, _enc, done) => (sink.push(String(chunk)), done()) }) : undefined,
+  );
   const db = createPool(config.DATABASE_URL!, 5, () => undefined);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
   const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET) });

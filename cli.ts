@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { presentApiKey } from './api/routes/api-keys/presenter.ts';
 import { createApiKeyBody } from './api/routes/api-keys/schema.ts';
 import { issuesOf } from './api/validate.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrReport } from './config.ts';
 import { systemClock } from './lib/clock.ts';
 import { ProblemError } from './lib/errors.ts';
 import { createLogger } from './lib/logger.ts';
@@ -126,16 +126,8 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return parsed.values.help ? 0 : 2;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const config = loadConfigOrReport();
+  if (!config) return 1;
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
   const rt = await openRuntime(config, logger);
   const revocations = rt.redis ? new RedisRevocationBus(rt.redis, config.REDIS_KEY_PREFIX) : new LocalRevocationBus();

@@ -70,3 +70,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   return Object.freeze({ ...raw, DATA_DIR: path.resolve(raw.DATA_DIR), AUTH_CACHE_TTL_MS: authTtl });
 }
+
+/**
+ * For entry points: the configuration, or null after printing every problem to stderr (the caller
+ * exits 1).
+ */
+export function loadConfigOrReport(env: NodeJS.ProcessEnv = process.env): Readonly<Config> | null {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return null;
+  }
+}

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { ConfigError, loadConfig } from '../config.ts';
+import { loadConfigOrReport } from '../config.ts';
 import * as cleanupIdempotency from '../jobs/cleanup-idempotency-keys.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -12,16 +12,8 @@ import { buildApp } from './app.ts';
  * embedded cluster. A second signal exits at once.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrReport();
+  if (!config) process.exit(1);
   const logger = createLogger(config.LOG_LEVEL);
   const runtime = await openRuntime(config, logger);
   const built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring });

@@ -60,37 +60,11 @@ export async function createApiKey(deps: ApiKeyDeps, orgId: string, input: Creat
 
   const scopes = [...new Set(input.scopes)];
   const run = async (q: Queryable): Promise<MintedKey> => {
-    const secret = mintSecret(input.environment);
-    const key = await keys.insertApiKey(
-      q,
-      orgId,
-      {
-        id: newId('apiKey', now.getTime()),
-        name: input.name,
-        environment: input.environment,
-        last_four: secret.slice(-4),
-        scopes,
-        created_at: now,
-        expires_at: expiresAt,
-        revoked_at: null,
-        last_used_at: null,
-        rotated_from: null,
-        created_by: actor.id,
-      },
-      hashSecret(deps.keyring.apiKeyHash, secret),
-    );
-    await insertManagementAudit(q, orgId, {
-      id: newId('audit', now.getTime()),
-      created: now,
-      actorId: actor.id,
-      requestId: actor.requestId,
-      resourceType: 'api_key',
-      resourceId: key.id,
-      changeSummary: `created ${input.environment} API key ${JSON.stringify(key.name)} with scopes [${scopes.join(', ')}], ${
-        expiresAt ? `expiring ${expiresAt.toISOString()}` : 'with no expiry'
-      }`,
-    });
-    return { key, secret };
+    const minted = await insertNewKey(deps, q, orgId, actor, now, { name: input.name, environment: input.environment, scopes, expires_at: expiresAt, rotated_from: null });
+    await audit(q, orgId, actor, now, minted.key.id, `created ${input.environment} API key ${JSON.stringify(input.name)} with scopes [${scopes.join(', ')}], ${
+      expiresAt ? `expiring ${expiresAt.toISOString()}` : 'with no expiry'
+    }`);
+    return minted;
   };
   return tx ? run(tx) : withTransaction(deps.db, run);
 }
@@ -120,15 +94,7 @@ export async function revokeApiKey(deps: ApiKeyDeps, orgId: string, id: string, 
     if (!key) throw Errors.apiKeyNotFound(id);
     if (key.revoked_at) return false;
     await keys.markRevoked(tx, orgId, id, now);
-    await insertManagementAudit(tx, orgId, {
-      id: newId('audit', now.getTime()),
-      created: now,
-      actorId: actor.id,
-      requestId: actor.requestId,
-      resourceType: 'api_key',
-      resourceId: id,
-      changeSummary: `revoked API key ${JSON.stringify(key.name)}`,
-    });
+    await audit(tx, orgId, actor, now, id, `revoked API key ${JSON.stringify(key.name)}`);
     return true;
   });
   if (revoked) await deps.revocations.publish(id);
@@ -146,41 +112,40 @@ export async function rotateApiKey(deps: ApiKeyDeps, orgId: string, id: string, 
     if (!old) throw Errors.apiKeyNotFound(id);
     if (old.revoked_at) throw Errors.apiKeyAlreadyRevoked(id);
     await keys.markRevoked(tx, orgId, id, now);
-    const secret = mintSecret(old.environment);
-    const key = await keys.insertApiKey(
-      tx,
-      orgId,
-      {
-        id: newId('apiKey', now.getTime()),
-        name: old.name,
-        environment: old.environment,
-        last_four: secret.slice(-4),
-        scopes: old.scopes,
-        created_at: now,
-        expires_at: old.expires_at,
-        revoked_at: null,
-        last_used_at: null,
-        rotated_from: old.id,
-        created_by: actor.id,
-      },
-      hashSecret(deps.keyring.apiKeyHash, secret),
-    );
-    const audit = (resourceId: string, changeSummary: string) =>
-      insertManagementAudit(tx, orgId, {
-        id: newId('audit', now.getTime()),
-        created: now,
-        actorId: actor.id,
-        requestId: actor.requestId,
-        resourceType: 'api_key',
-        resourceId,
-        changeSummary,
-      });
-    await audit(old.id, `rotated API key ${JSON.stringify(old.name)}: revoked, replaced by ${key.id}`);
-    await audit(key.id, `created API key ${JSON.stringify(key.name)} by rotation of ${old.id}`);
-    return { key, secret };
+    const minted = await insertNewKey(deps, tx, orgId, actor, now, { name: old.name, environment: old.environment, scopes: old.scopes, expires_at: old.expires_at, rotated_from: old.id });
+    await audit(tx, orgId, actor, now, old.id, `rotated API key ${JSON.stringify(old.name)}: revoked, replaced by ${minted.key.id}`);
+    await audit(tx, orgId, actor, now, minted.key.id, `created API key ${JSON.stringify(old.name)} by rotation of ${old.id}`);
+    return minted;
   });
   await deps.revocations.publish(id);
   return minted;
+}
+
+type NewKeyFields = Pick<ApiKeyRow, 'name' | 'environment' | 'scopes' | 'expires_at' | 'rotated_from'>;
+
+/** Mints a secret and inserts its key row (only the secret's keyed hash is stored). */
+async function insertNewKey(deps: ApiKeyDeps, q: Queryable, orgId: string, actor: Actor, now: Date, fields: NewKeyFields): Promise<MintedKey> {
+  const secret = mintSecret(fields.environment);
+  const key = await keys.insertApiKey(
+    q,
+    orgId,
+    { id: newId('apiKey', now.getTime()), ...fields, last_four: secret.slice(-4), created_at: now, revoked_at: null, last_used_at: null, created_by: actor.id },
+    hashSecret(deps.keyring.apiKeyHash, secret),
+  );
+  return { key, secret };
+}
+
+/** The management audit row of a key change, written in the change's transaction. */
+function audit(q: Queryable, orgId: string, actor: Actor, now: Date, resourceId: string, changeSummary: string): Promise<void> {
+  return insertManagementAudit(q, orgId, {
+    id: newId('audit', now.getTime()),
+    created: now,
+    actorId: actor.id,
+    requestId: actor.requestId,
+    resourceType: 'api_key',
+    resourceId,
+    changeSummary,
+  });
 }
 
 function assertCanGrant(actor: Actor, scopes: string[]): void {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './db.ts';
+import { withTransaction, type Db } from './db.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 // An arbitrary constant: every process that migrates takes the same advisory lock.
@@ -13,9 +13,7 @@ const MIGRATION_LOCK = 727_301_001;
  */
 export async function migrate(db: Db): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(db, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
@@ -30,12 +28,6 @@ export async function migrate(db: Db): Promise<string[]> {
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, file]);
       applied.push(file);
     }
-    await client.query('COMMIT');
     return applied;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -130,7 +130,7 @@ async function main(): Promise<number> {
   if (!config) return 1;
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
   const rt = await openRuntime(config, logger);
-  const revocations = rt.redis ? new RedisRevocationBus(rt.redis, config.REDIS_KEY_PREFIX) : new LocalRevocationBus();
+  const revocations = rt.redis ? new RedisRevocationBus(rt.redis, config.REDIS_KEY_PREFIX, logger) : new LocalRevocationBus();
   const deps: ApiKeyDeps = { db: rt.db, clock: systemClock, keyring: rt.keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS };
   try {
     await execute(rt, deps, parsed.positionals, parsed.values);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from './config.ts';
 import { buildKeyring, type Keyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
-import { createRedis, type Redis } from './lib/redis.ts';
+import { createRedis, waitForRedis, type Redis } from './lib/redis.ts';
 import { createPool, type Db } from './store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from './store/embedded.ts';
 import { migrate } from './store/migrate.ts';
@@ -26,11 +26,17 @@ export interface Runtime {
 export async function loadMasterSecret(config: Readonly<Config>): Promise<Buffer> {
   if (config.SECRET_KEY) return Buffer.from(config.SECRET_KEY, 'utf8');
   const file = path.join(config.DATA_DIR, 'secret.key');
-  try {
+  const read = async (): Promise<Buffer> => {
     const text = (await readFile(file, 'utf8')).trim();
-    if (text.length >= 64) return Buffer.from(text, 'hex');
-  } catch {
-    // created below
+    if (!/^[0-9a-f]{64}$/.test(text)) {
+      throw new Error(`${file} is not 64 hex characters; restore it from backup (API keys depend on it) or set SECRET_KEY`);
+    }
+    return Buffer.from(text, 'hex');
+  };
+  try {
+    return await read();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   await mkdir(config.DATA_DIR, { recursive: true, mode: 0o711 });
   const secret = randomBytes(32).toString('hex');
@@ -38,8 +44,9 @@ export async function loadMasterSecret(config: Readonly<Config>): Promise<Buffer
   try {
     await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     return Buffer.from(secret, 'hex');
-  } catch {
-    return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return read();
   }
 }
 
@@ -65,6 +72,8 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger): Pro
     throw err;
   }
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis error')) : null;
+  // Redis is never needed for stored data: start without it (limits per process, 1 s auth cache) rather than not at all.
+  if (redis && !(await waitForRedis(redis, 5_000))) logger.warn('redis not reachable yet: running degraded until it is');
   return {
     db,
     redis,

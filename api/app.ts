@@ -27,7 +27,7 @@ export interface BuiltApp {
 /** Builds the HTTP app on the given deps. No port, no signals: see api/server.ts. */
 export function buildApp(deps: AppDeps): BuiltApp {
   const { config, db, redis, clock, logger, keyring } = deps;
-  const revocations = redis ? new RedisRevocationBus(redis, config.REDIS_KEY_PREFIX) : new LocalRevocationBus();
+  const revocations = redis ? new RedisRevocationBus(redis, config.REDIS_KEY_PREFIX, logger) : new LocalRevocationBus();
   const rateLimiter = redis ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger) : new MemoryRateLimiter(clock);
   const metrics = createMetrics(config.METRICS_ENABLED);
   const authenticator = new Authenticator({

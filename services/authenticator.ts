@@ -50,7 +50,7 @@ export class Authenticator {
     const nowMs = this.o.clock.now().getTime();
     let entry = this.cache.get(cacheKey);
     if (!entry || entry.until <= nowMs) {
-      entry = { key: await findKeyBySecretHash(this.o.db, hash), until: nowMs + this.o.cacheTtlMs };
+      entry = { key: await findKeyBySecretHash(this.o.db, hash), until: nowMs + this.ttlMs() };
       this.remember(cacheKey, entry);
     }
     const key = entry.key;
@@ -67,6 +67,11 @@ export class Authenticator {
       deployment_mode: this.o.deploymentMode,
       environment: key.environment,
     };
+  }
+
+  /** The configured TTL while other processes' revocations reach us; at most 1 s while they cannot. */
+  private ttlMs(): number {
+    return this.o.revocations.crossProcess() ? this.o.cacheTtlMs : Math.min(this.o.cacheTtlMs, 1_000);
   }
 
   /** Drops cached entries for one key (null: all). */

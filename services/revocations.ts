@@ -1,3 +1,4 @@
+import type { Logger } from '../lib/logger.ts';
 import type { Redis } from '../lib/redis.ts';
 
 /**
@@ -6,9 +7,12 @@ import type { Redis } from '../lib/redis.ts';
  * at most 1 s, which bounds the delay instead).
  */
 export interface RevocationBus {
+  /** Never throws: the revocation is already committed; a lost message is covered by `crossProcess`. */
   publish(keyId: string): Promise<void>;
   /** `onRevoked(id)` for one key, `onRevoked(null)` when every cached key must be dropped (lost messages). */
   subscribe(listener: (keyId: string | null) => void): void;
+  /** Whether revocations from other processes reach us right now; while false, caches must stay ≤ 1 s. */
+  crossProcess(): boolean;
   close(): Promise<void>;
 }
 
@@ -20,6 +24,9 @@ export class LocalRevocationBus implements RevocationBus {
   subscribe(listener: (keyId: string | null) => void): void {
     this.listeners.push(listener);
   }
+  crossProcess(): boolean {
+    return false;
+  }
   protected emit(keyId: string | null): void {
     for (const l of this.listeners) l(keyId);
   }
@@ -29,25 +36,46 @@ export class LocalRevocationBus implements RevocationBus {
 export class RedisRevocationBus extends LocalRevocationBus {
   private readonly channel: string;
   private readonly subscriber: Redis;
+  private live = false;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly logger?: Logger,
+  ) {
     super();
     this.channel = `${prefix}api-key-revoked`;
-    this.subscriber = redis.duplicate();
+    this.subscriber = redis.duplicate({ autoResubscribe: false });
     this.subscriber.on('error', () => undefined); // reported by the main connection's handler
-    let connectedBefore = false;
-    // A reconnect may have missed messages: forget everything cached.
+    let subscribedBefore = false;
     this.subscriber.on('ready', () => {
-      if (connectedBefore) this.emit(null);
-      connectedBefore = true;
+      this.subscriber.subscribe(this.channel).then(
+        () => {
+          // Messages sent while we were away are lost: forget everything cached.
+          if (subscribedBefore) this.emit(null);
+          subscribedBefore = true;
+          this.live = true;
+        },
+        () => undefined,
+      );
+    });
+    this.subscriber.on('close', () => {
+      this.live = false;
     });
     this.subscriber.on('message', (_channel: string, keyId: string) => this.emit(keyId));
-    void this.subscriber.subscribe(this.channel).catch(() => undefined);
+  }
+
+  override crossProcess(): boolean {
+    return this.live;
   }
 
   override async publish(keyId: string): Promise<void> {
     this.emit(keyId);
-    await this.redis.publish(this.channel, keyId);
+    try {
+      await this.redis.publish(this.channel, keyId);
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error).message, key_id: keyId }, 'revocation not published: redis unavailable');
+    }
   }
 
   override async close(): Promise<void> {

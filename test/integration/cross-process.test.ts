@@ -28,6 +28,19 @@ describe('with Redis', () => {
     await expect.poll(async () => (await call(two, 'GET', '/v1/me', { key: k.secret })).status, { timeout: 1_000, interval: 50 }).toBe(401);
   });
 
+  it('after a lost Redis connection, a process drops its whole auth cache (messages may have been missed)', async () => {
+    const p = prefix();
+    const one = await start({ redisPrefix: p });
+    const org = await buildOrg(one);
+    const k = await buildApiKey(one, org.orgId, { scopes: ['scans:read'] });
+    expect((await call(one, 'GET', '/v1/me', { key: k.secret })).status).toBe(200); // cached for 30 s
+    // A revocation whose message never arrives: written straight to the database.
+    await one.db.query('UPDATE api_keys SET revoked_at = now() WHERE org_id = $1 AND id = $2', [org.orgId, k.key.id]);
+    expect((await call(one, 'GET', '/v1/me', { key: k.secret })).status).toBe(200); // still cached
+    await one.redis!.client('KILL', 'TYPE', 'pubsub');
+    await expect.poll(async () => (await call(one, 'GET', '/v1/me', { key: k.secret })).status, { timeout: 5_000, interval: 50 }).toBe(401);
+  });
+
   it('rate limits are shared across processes', async () => {
     const p = prefix();
     const env = { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '3600' };
@@ -51,6 +64,24 @@ describe('without Redis', () => {
     expect((await call(one, 'POST', `/v1/api-keys/${k.key.id}:revoke`, { key: org.admin })).status).toBe(204);
     // The revoking process itself forgets at once.
     expect((await call(one, 'GET', '/v1/me', { key: k.secret })).status).toBe(401);
+    await expect.poll(async () => (await call(two, 'GET', '/v1/me', { key: k.secret })).status, { timeout: 1_200, interval: 50 }).toBe(401);
+  });
+});
+
+describe('with Redis configured but unreachable', () => {
+  const down = { redisPrefix: 'unused:', redisDown: true, env: { REDIS_URL: 'redis://127.0.0.1:1' } };
+
+  it('serves (limits fail open) and keeps revocation within 1 s by shortening the auth cache', async () => {
+    const one = await start(down);
+    const two = await start(down);
+    expect(two.config.AUTH_CACHE_TTL_MS).toBe(30_000);
+    expect(two.built.services.revocations.crossProcess()).toBe(false);
+    const org = await buildOrg(one);
+    const k = await buildApiKey(one, org.orgId, { scopes: ['scans:read'] });
+    const first = await call(two, 'GET', '/v1/me', { key: k.secret });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-limit')).toBeTruthy();
+    expect((await call(one, 'POST', `/v1/api-keys/${k.key.id}:revoke`, { key: org.admin })).status).toBe(204);
     await expect.poll(async () => (await call(two, 'GET', '/v1/me', { key: k.secret })).status, { timeout: 1_200, interval: 50 }).toBe(401);
   });
 });

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../config.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import { buildKeyring } from '../../lib/crypto.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { createRedis, type Redis } from '../../lib/redis.ts';
+import { createRedis, waitForRedis, type Redis } from '../../lib/redis.ts';
 import { createApiKey, type CreateKeyInput } from '../../services/api-keys.ts';
 import { createOrganization } from '../../services/organizations.ts';
 import { createPool, type Db } from '../../store/db.ts';
@@ -30,6 +30,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Use Redis (REDIS_URL) with this key prefix. */
   redisPrefix?: string;
+  /** REDIS_URL points at a dead port on purpose: don't wait for it. */
+  redisDown?: boolean;
   /** Collect every log line here (set LOG_LEVEL in env to see them). */
   logLines?: string[];
 }
@@ -54,6 +56,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const db = createPool(config.DATABASE_URL!, 5, () => undefined);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
   const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET) });
+  if (redis && !opts.redisDown) {
+    if (!(await waitForRedis(redis, 5_000))) throw new Error('test redis not ready');
+    const deadline = Date.now() + 5_000;
+    while (!built.services.revocations.crossProcess()) {
+      if (Date.now() > deadline) throw new Error('revocation subscriber not live');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
   const server = http.createServer(built.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

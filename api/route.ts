@@ -61,9 +61,14 @@ export class Routes {
   private add<P, Q, B>(method: Method, path: string, spec: RouteSpec<P, Q, B>): this {
     let methods = this.paths.get(path);
     if (!methods) this.paths.set(path, (methods = new Map()));
-    const bodyChain = method === 'post' ? [this.chain.jsonBody, this.chain.idempotency] : method === 'get' || method === 'delete' ? [] : [this.chain.jsonBody];
-    methods.set(method, [access(spec.access), ...bodyChain, run(spec)]);
+    methods.set(method, [access(spec.access), ...this.bodyChain(method), run(spec)]);
     return this;
+  }
+
+  /** GET and DELETE take no body; every POST also takes Idempotency-Key. */
+  private bodyChain(method: Method): RequestHandler[] {
+    if (method === 'get' || method === 'delete') return [];
+    return method === 'post' ? [this.chain.jsonBody, this.chain.idempotency] : [this.chain.jsonBody];
   }
 
   mount(app: Express): void {

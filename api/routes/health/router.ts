@@ -1,13 +1,13 @@
 import type { AppServices } from '../../context.ts';
 import { Errors } from '../../../lib/errors.ts';
-import type { Routes } from '../../route.ts';
+import type { Routes, RouteSpec } from '../../route.ts';
 
 /**
  * Liveness: `/healthz` and its older alias `/health` (no auth, no I/O). Readiness: `/readyz` also
  * checks the database and answers 503 `service.not_ready` when it cannot be reached.
  */
 export function healthRoutes(routes: Routes, s: AppServices): void {
-  const live = { access: 'public' as const, handler: ({ res }: { res: import('express').Response }) => void res.json({ status: 'ok' }) };
+  const live: RouteSpec<unknown, unknown, undefined> = { access: 'public', handler: ({ res }) => void res.json({ status: 'ok' }) };
   routes.get('/healthz', live).get('/health', live);
   routes.get('/readyz', {
     access: 'public',

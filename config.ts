@@ -21,7 +21,7 @@ const schema = z.object({
   SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
-  RATE_LIMIT_REQUESTS: int(1, 100_000_000).default(60_000),
+  RATE_LIMIT_REQUESTS: int(1, 100_000_000).default(600_000),
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
   RATE_LIMIT_UNAUTHENTICATED_REQUESTS: int(1, 100_000_000).default(600),
   API_KEY_DEFAULT_TTL_DAYS: int(1, 3650).default(90),

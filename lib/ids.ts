@@ -28,6 +28,7 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
 }
 
 const shapes = new Map<IdKind, RegExp>();
+const BARE_ULID = new RegExp(`^${ULID_BODY}$`);
 
 /** Whether `value` has the exact shape of an identifier of `kind`. */
 export function isId(kind: IdKind, value: string): boolean {
@@ -45,6 +46,6 @@ export function isId(kind: IdKind, value: string): boolean {
  */
 export function parseIdParam(kind: IdKind, value: string, prefixOptional = false): string | null {
   if (isId(kind, value)) return value;
-  if (prefixOptional && new RegExp(`^${ULID_BODY}$`).test(value)) return `${ID_PREFIX[kind]}_${value}`;
+  if (prefixOptional && BARE_ULID.test(value)) return `${ID_PREFIX[kind]}_${value}`;
   return null;
 }

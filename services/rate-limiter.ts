@@ -28,7 +28,7 @@ function decide(count: number, limit: number, windowSeconds: number, nowMs: numb
 
 /** In-process counters: correct for one process. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly counters = new Map<string, { window: number; endsAt: number; count: number }>();
+  private readonly counters = new Map<string, { endsAt: number; count: number }>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly clock: Clock) {
@@ -38,10 +38,9 @@ export class MemoryRateLimiter implements RateLimiter {
   async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     const nowMs = this.clock.now().getTime();
     const windowMs = windowSeconds * 1000;
-    const window = Math.floor(nowMs / windowMs);
     let c = this.counters.get(bucket);
-    if (!c || c.window !== window) {
-      c = { window, endsAt: (window + 1) * windowMs, count: 0 };
+    if (!c || c.endsAt <= nowMs) {
+      c = { endsAt: (Math.floor(nowMs / windowMs) + 1) * windowMs, count: 0 };
       this.counters.set(bucket, c);
     }
     c.count += 1;

@@ -1,0 +1,129 @@
+/** Evaluation metrics and threshold selection for binary classifiers ("positive" = score > t). */
+
+export interface BinaryMetrics {
+  n: number;
+  positives: number;
+  negatives: number;
+  threshold: number;
+  accuracy: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  fpr: number;
+  roc_auc: number | null;
+}
+
+const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+export function binaryMetrics(scores: ArrayLike<number>, labels: ArrayLike<number>, threshold: number): BinaryMetrics {
+  let tp = 0;
+  let fp = 0;
+  let tn = 0;
+  let fn = 0;
+  for (let i = 0; i < scores.length; i++) {
+    const pred = (scores[i] as number) > threshold;
+    const y = (labels[i] as number) === 1;
+    if (pred && y) tp++;
+    else if (pred) fp++;
+    else if (y) fn++;
+    else tn++;
+  }
+  const precision = tp + fp > 0 ? tp / (tp + fp) : 0;
+  const recall = tp + fn > 0 ? tp / (tp + fn) : 0;
+  const auc = rocAuc(scores, labels);
+  return {
+    n: scores.length,
+    positives: tp + fn,
+    negatives: tn + fp,
+    threshold: r4(threshold),
+    accuracy: r4((tp + tn) / Math.max(1, scores.length)),
+    precision: r4(precision),
+    recall: r4(recall),
+    f1: r4(precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0),
+    fpr: r4(tn + fp > 0 ? fp / (tn + fp) : 0),
+    roc_auc: auc === null ? null : r4(auc),
+  };
+}
+
+/** Area under the ROC curve (ties counted half); null when one class is absent. */
+export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): number | null {
+  const idx = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => (scores[a] as number) - (scores[b] as number));
+  let pos = 0;
+  let neg = 0;
+  for (let i = 0; i < labels.length; i++) ((labels[i] as number) === 1 ? pos++ : neg++);
+  if (pos === 0 || neg === 0) return null;
+  let rankSum = 0;
+  let i = 0;
+  while (i < idx.length) {
+    let j = i;
+    while (j + 1 < idx.length && scores[idx[j + 1] as number] === scores[idx[i] as number]) j++;
+    const avgRank = (i + j) / 2 + 1;
+    for (let k = i; k <= j; k++) if ((labels[idx[k] as number] as number) === 1) rankSum += avgRank;
+    i = j + 1;
+  }
+  return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
+}
+
+/**
+ * Lowest threshold t (among the scores, as "score > t") at which precision >= target; 1 when no
+ * threshold reaches it.
+ */
+export function thresholdForPrecision(scores: ArrayLike<number>, labels: ArrayLike<number>, target: number): number {
+  const idx = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => (scores[b] as number) - (scores[a] as number));
+  let tp = 0;
+  let fp = 0;
+  let best = 1;
+  for (let k = 0; k < idx.length; k++) {
+    const i = idx[k] as number;
+    if ((labels[i] as number) === 1) tp++;
+    else fp++;
+    const s = scores[i] as number;
+    const next = k + 1 < idx.length ? (scores[idx[k + 1] as number] as number) : -Infinity;
+    if (next === s) continue; // only cut between distinct scores
+    if (tp / (tp + fp) >= target) best = next === -Infinity ? 0 : next;
+  }
+  return best;
+}
+
+/** Smallest threshold t with (#negatives scoring > t) / #negatives <= maxFpr. */
+export function thresholdForFpr(negScores: ArrayLike<number>, maxFpr: number): number {
+  const s = Array.from(negScores).sort((a, b) => b - a);
+  const allowed = Math.floor(maxFpr * s.length);
+  if (s.length === 0) return 0;
+  return s[Math.min(allowed, s.length - 1)] as number;
+}
+
+export interface Thresholds {
+  warn_above: number;
+  flag_above: number;
+  block_above: number;
+}
+
+export interface ThresholdPolicy {
+  warn: { precision: number; max_fpr: number };
+  flag: { precision: number; max_fpr: number };
+  block: { precision: number; max_fpr: number };
+}
+
+export const DEFAULT_THRESHOLD_POLICY: ThresholdPolicy = {
+  warn: { precision: 0.8, max_fpr: 0.05 },
+  flag: { precision: 0.9, max_fpr: 0.02 },
+  block: { precision: 0.97, max_fpr: 0.005 },
+};
+
+/**
+ * Per level: the larger of the precision-target threshold (on all validation rows) and the
+ * FPR-target threshold (on the validation negatives, hard negatives included), then forced to be
+ * increasing and within [0.3, 0.995].
+ */
+export function chooseThresholds(scores: ArrayLike<number>, labels: ArrayLike<number>, policy: ThresholdPolicy = DEFAULT_THRESHOLD_POLICY): Thresholds {
+  const neg: number[] = [];
+  for (let i = 0; i < scores.length; i++) if ((labels[i] as number) === 0) neg.push(scores[i] as number);
+  const level = (l: { precision: number; max_fpr: number }): number =>
+    Math.max(thresholdForPrecision(scores, labels, l.precision), thresholdForFpr(neg, l.max_fpr));
+  const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
+  const warn = clamp(level(policy.warn), 0.3, 0.95);
+  const flag = clamp(Math.max(level(policy.flag), warn + 0.02), 0.35, 0.97);
+  const block = clamp(Math.max(level(policy.block), flag + 0.02), 0.4, 0.995);
+  return { warn_above: r4(warn), flag_above: r4(flag), block_above: r4(block) };
+}

@@ -1,0 +1,119 @@
+/**
+ * Trains `toxicity` v0: embedding-bag MLP over hashed text features, exported to ONNX.
+ * Run from the repo root: `npm run train:toxicity`.
+ */
+import path from 'node:path';
+import { datasetHash, datasetsDir, readJsonl, TOXICITY_HELDOUT_FAMILIES, toxicityFamily, type LabeledRow } from '../data/datasets.ts';
+import { toxicityHardNegativesEval, toxicityHardNegativesTrain } from '../data/hard-negatives.ts';
+import { makeLogger, reportMarkdown, writeCard, type Example } from './common.ts';
+import { trainBagClassifier } from './bag-classifier.ts';
+
+const ID = 'toxicity';
+const VERSION = '0.1.0';
+const SEED = 9001;
+const BITS = 16;
+const DIM = 32;
+const MAX_CHARS = 2000;
+const EPOCHS = Number(process.env.TOX_EPOCHS ?? 4);
+const LR = 0.003;
+const L2 = 1e-6;
+const DROPOUT = 0.2;
+const FAMILY_CAP = 3000;
+
+const log = makeLogger(ID);
+const t0 = Date.now();
+const file = path.join(datasetsDir(), 'toxicity.jsonl');
+const rows = readJsonl<LabeledRow>(file);
+const held = new Set(TOXICITY_HELDOUT_FAMILIES);
+const train: Example[] = [];
+const val: Example[] = [];
+for (const r of rows) {
+  if (typeof r.text !== 'string' || r.text.trim() === '') continue;
+  const e: Example = { text: r.text, label: r.label === 1 ? 1 : 0, family: toxicityFamily(r.source) };
+  (held.has(e.family) ? val : train).push(e);
+}
+for (const f of held) if (!val.some((e) => e.family === f)) throw new Error(`held-out family ${f} matched no rows`);
+const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
+const valKeys = new Set(val.map((e) => norm(e.text)));
+const trainDedup = train.filter((e) => !valKeys.has(norm(e.text)));
+const hardTrain = toxicityHardNegativesTrain();
+for (const h of hardTrain) trainDedup.push({ text: h.text, label: 0, family: 'generated/hard-negatives' });
+const hardEval = toxicityHardNegativesEval();
+log(`toxicity data: train ${trainDedup.length} (dropped ${train.length - (trainDedup.length - hardTrain.length)} duplicates of validation texts), val ${val.length} (pos ${val.filter((e) => e.label === 1).length}), hard eval ${hardEval.length}`);
+const dataSha256 = datasetHash([file]);
+
+const res = await trainBagClassifier(
+  {
+    id: ID,
+    version: VERSION,
+    seed: SEED,
+    bits: BITS,
+    dim: DIM,
+    maxFeatures: 4096,
+    maxChars: MAX_CHARS,
+    posCapChars: MAX_CHARS,
+    familyCap: FAMILY_CAP,
+    labels: ['non-toxic', 'toxic'],
+    train: trainDedup,
+    val,
+    hardEval,
+    trainOptions: { epochs: EPOCHS, batchSize: 64, lr: LR, l2: L2, finalLrFraction: 0.1, featureDropout: DROPOUT },
+    dataSha256,
+    heldoutFamilies: TOXICITY_HELDOUT_FAMILIES,
+    log,
+  },
+  t0,
+);
+const trainSeconds = Math.round((Date.now() - t0) / 1000);
+
+writeCard(
+  ID,
+  `# toxicity ${VERSION} — toxic / offensive language (v0)
+
+**Task:** binary text classification (non-toxic / toxic-offensive-hateful). **Runtime:** \`onnx\`
+(onnxruntime-node, \`loadOnnxClassifier\`). **File:** \`model.onnx\` (${(res.bytes / 1e6).toFixed(1)} MB, opset 13, IR 8).
+
+## Method
+Same architecture as pi-accurate: embedding-bag MLP over \`hashed-text-v1\` features (word unigrams +
+bigrams, char 3–5-grams; 2^${BITS} buckets, embedding dim ${DIM}; ≤ ${res.cfg.max_features} distinct buckets per
+row) → ReLU → sigmoid, exported to ONNX by hand (\`models/onnx-io.ts\`). Trained in TypeScript with
+mini-batch Adam (batch 64, lr ${LR} → ${LR / 10}, ${EPOCHS} epochs, L2 ${L2}, feature dropout ${DROPOUT}), seed ${SEED};
+classes re-weighted to equal total weight, families above ${FAMILY_CAP} rows damped by sqrt(${FAMILY_CAP}/size).
+Training rows: ${res.trainRows}; training + evaluation took ${trainSeconds} s on 2 cores.
+
+## Data
+\`toxicity.jsonl\` (shared datasets, read at training time; sha256 \`${dataSha256}\`): t-davidson hate speech
+and offensive language (tweets, 83 % positive), cardiffnlp/tweeteval offensive (OLID), microsoft/TOXIGEN
+prompts and demonstrations. Plus ${hardTrain.length} generated hard negatives (\`models/data/hard-negatives.ts\`,
+TRAIN templates): violent or vulgar-sounding words in benign senses ("kill the process", "beat the eggs"),
+strong feelings without insults, identity terms in neutral or supportive statements, discussions of
+moderation.
+
+**Validation, held out by source** (never trained on): ${TOXICITY_HELDOUT_FAMILIES.map((f) => `\`${f}\``).join(', ')}
+(the tweeteval test file is a different file of the same OLID distribution as the training files; the
+ToxiGen target groups are unseen groups); plus ${hardEval.length} generated hard negatives from EVAL templates.
+
+## Metrics (held-out)
+${reportMarkdown(res.report)}
+
+Thresholds: per level the larger of the precision-target threshold (warn ≥ 0.80, flag ≥ 0.90, block ≥
+0.97) and the FPR-target threshold on held-out negatives incl. hard negatives (warn ≤ 5 %, flag ≤ 2 %,
+block ≤ 0.5 %), clamped to be increasing.
+
+Latency (onnxruntime, 1 thread, median): ${res.latency.single_1000_chars_ms} ms for one 1,000-character text,
+${res.latency.batch16_1000_chars_ms} ms for a batch of 16.
+
+## Known weaknesses
+- Tweets only (2009–2019 style, @mentions, slang); long-form text, code, and LLM outputs are out of
+  distribution. Davidson labels are driven by swear words and slurs, so profanity without a target is
+  scored as toxic, and polite, implicit hate (ToxiGen-style) is often missed.
+- Identity terms: the model may still associate group names with toxicity (see hard-negative FPR by
+  category); treat flags on identity-related text with care.
+- English only. Bag of n-grams: negation and quotation ("he called me an idiot") are not understood.
+
+## Retrain
+\`npm run train:toxicity\` from the repo root (reads \`../shared/datasets\`, or \`DATASETS_DIR\`);
+rewrites \`models/toxicity/model.onnx\`, this card and the manifest entry. Deterministic.
+`,
+);
+log('done');

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -30,6 +31,16 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
   METRICS_ENABLED: bool.default(true),
+  METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+  WORKER_THREADS: int(0, 64).default(availableParallelism()),
+  POOL_QUEUE_MAX: int(1, 1_000_000).default(4096),
+  POOL_MAX_BATCH: int(1, 256).default(32),
+  SCAN_DEADLINE_MS: int(10, 600_000).default(5_000),
+  SCAN_MAX_TEXT_CHARS: int(1, 50_000_000).default(500_000),
+  SCAN_CONTENT_RETENTION_DAYS: int(1, 3650).default(30),
+  SCAN_WRITER_MAX_BATCH: int(1, 5_000).default(256),
+  SCAN_WRITER_CONCURRENCY: int(1, 64).default(4),
+  MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
 });
 
 export type RawConfig = z.infer<typeof schema>;
@@ -68,7 +79,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       'AUTH_CACHE_TTL_MS: must be at most 1000 without REDIS_URL (revocations must reach every process within 1 s)',
     ]);
   }
-  return Object.freeze({ ...raw, DATA_DIR: path.resolve(raw.DATA_DIR), AUTH_CACHE_TTL_MS: authTtl });
+  if (raw.DEPLOYMENT_MODE === 'saas' && raw.METRICS_ENABLED && !raw.METRICS_TOKEN) {
+    throw new ConfigError(['METRICS_TOKEN: required in saas mode while METRICS_ENABLED (metrics span every organization)']);
+  }
+  return Object.freeze({ ...raw, DATA_DIR: path.resolve(raw.DATA_DIR), AUTH_CACHE_TTL_MS: authTtl, MODELS_DIR: raw.MODELS_DIR ? path.resolve(raw.MODELS_DIR) : undefined });
 }
 
 /**

@@ -16,6 +16,9 @@ import { Routes } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys/router.ts';
 import { healthRoutes } from './routes/health/router.ts';
 import { meRoutes } from './routes/me/router.ts';
+import { detectorRoutes } from './routes/detectors/router.ts';
+import { scanRoutes } from './routes/scans/router.ts';
+import { ScanWriter } from '../store/scan-writer.ts';
 
 export interface BuiltApp {
   app: Express;
@@ -29,7 +32,15 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const { config, db, redis, clock, logger, keyring } = deps;
   const revocations = redis ? new RedisRevocationBus(redis, config.REDIS_KEY_PREFIX, logger) : new LocalRevocationBus();
   const rateLimiter = redis ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger) : new MemoryRateLimiter(clock);
-  const metrics = createMetrics(config.METRICS_ENABLED);
+  const metrics = deps.metrics ?? createMetrics(config.METRICS_ENABLED);
+  const scanWriter = new ScanWriter(db, {
+    maxBatch: config.SCAN_WRITER_MAX_BATCH,
+    maxConcurrent: config.SCAN_WRITER_CONCURRENCY,
+    onBatch: (rows, seconds) => {
+      metrics.scanWriteBatch.observe(rows);
+      metrics.scanWriteDuration.observe(seconds);
+    },
+  });
   const authenticator = new Authenticator({
     db,
     clock,
@@ -45,6 +56,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     rateLimiter,
     revocations,
     metrics,
+    scanWriter,
     cursors: new CursorCodec(keyring.cursor),
     apiKeys: { db, clock, keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS },
   };
@@ -66,6 +78,16 @@ export function buildApp(deps: AppDeps): BuiltApp {
   healthRoutes(routes, services);
   meRoutes(routes);
   apiKeyRoutes(routes, services);
+  scanRoutes(routes, services, {
+    db,
+    engine: deps.engine,
+    writer: scanWriter,
+    clock,
+    metrics,
+    deadlineMs: config.SCAN_DEADLINE_MS,
+    retentionDays: config.SCAN_CONTENT_RETENTION_DAYS,
+  });
+  detectorRoutes(routes, services, deps.engine);
   routes.mount(app);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));
@@ -75,6 +97,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     app,
     services,
     close: async () => {
+      await scanWriter.drain();
       await revocations.close();
       await rateLimiter.close();
     },

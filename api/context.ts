@@ -11,6 +11,8 @@ import type { Principal } from '../services/principal.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
 import type { RevocationBus } from '../services/revocations.ts';
 import type { Db } from '../store/db.ts';
+import type { ScanEngine } from '../engine/pipeline.ts';
+import type { ScanWriter } from '../store/scan-writer.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Everything the app needs, built by the runtime (or a test) and passed in. */
@@ -21,6 +23,10 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   keyring: Keyring;
+  /** The detection engine (its model pool belongs to the caller, like the database pool). */
+  engine: ScanEngine;
+  /** The metrics registry the engine and pool already report to; the app creates one when absent. */
+  metrics?: Metrics;
 }
 
 /** Services the app builds once from its deps. */
@@ -31,6 +37,7 @@ export interface AppServices extends AppDeps {
   cursors: CursorCodec;
   metrics: Metrics;
   apiKeys: ApiKeyDeps;
+  scanWriter: ScanWriter;
 }
 
 declare global {

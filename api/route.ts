@@ -27,6 +27,8 @@ export interface RouteSpec<P, Q, B> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /** Accept U+0000 in body strings (the handler must replace it: PostgreSQL text cannot hold it). Default: 400. */
+  allowNul?: boolean;
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<void> | void;
 }
 
@@ -95,7 +97,27 @@ function run<P, Q, B>(spec: RouteSpec<P, Q, B>): RequestHandler {
   return async (req: Request, res: Response) => {
     const params = spec.params ? parseOr400(spec.params, req.params, 'path') : (req.params as P);
     const query = spec.query ? parseOr400(spec.query, req.query, 'query') : (undefined as Q);
+    if (spec.body && !spec.allowNul && req.rawBody?.includes(ESCAPED_NUL)) {
+      const path = nulPath(req.body, '');
+      if (path !== null) throw Errors.validationFailed([{ path, message: 'must not contain the NUL character (U+0000)' }]);
+    }
     const body = spec.body ? parseOr400(spec.body, req.body ?? {}, '') : (undefined as B);
     await spec.handler({ req, res, principal: req.principal!, params, query, body });
   };
+}
+
+// JSON can carry NUL only as this escape, so bodies without it need no walk.
+const ESCAPED_NUL = Buffer.from('\\u0000');
+
+/** The dotted path of the first string (or key) holding U+0000, or null. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value)) {
+    const p = path ? `${path}.${k}` : k;
+    if (k.includes('\0')) return p;
+    const found = nulPath(v, p);
+    if (found !== null) return found;
+  }
+  return null;
 }

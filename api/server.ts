@@ -4,7 +4,9 @@ import * as cleanupIdempotency from '../jobs/cleanup-idempotency-keys.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { openRuntime } from '../runtime.ts';
+import { startScanning } from '../services/scanning.ts';
 import { buildApp } from './app.ts';
+import { createMetrics } from './metrics.ts';
 
 /**
  * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
@@ -16,7 +18,16 @@ async function main(): Promise<void> {
   if (!config) process.exit(1);
   const logger = createLogger(config.LOG_LEVEL);
   const runtime = await openRuntime(config, logger);
-  const built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring });
+  const metrics = createMetrics(config.METRICS_ENABLED);
+  // Models load and warm on every worker thread before the port opens: the first scan is as fast as any.
+  let scanning;
+  try {
+    scanning = await startScanning(config, metrics, logger);
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+  const built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring, engine: scanning.engine, metrics });
   const server = http.createServer(built.app);
   // Longer than common load balancers' idle timeouts, so they close first.
   server.keepAliveTimeout = 65_000;
@@ -53,6 +64,7 @@ async function main(): Promise<void> {
     clearTimeout(timer);
     clearInterval(reaper);
     await built.close();
+    await scanning.close();
     await runtime.close();
     logger.info('stopped');
     process.exit(0);

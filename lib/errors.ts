@@ -55,6 +55,13 @@ const entries = {
   apiKeyNotFound: { status: 404, code: 'api_keys.not_found', title: 'API key not found' },
   apiKeyAlreadyRevoked: { status: 409, code: 'api_keys.already_revoked', title: 'API key already revoked' },
   apiKeyScopeEscalation: { status: 403, code: 'api_keys.scope_escalation', title: 'Cannot grant scopes the caller lacks' },
+  // scans
+  scanNotFound: { status: 404, code: 'scans.not_found', title: 'Scan not found' },
+  unknownDetector: { status: 400, code: 'scans.unknown_detector', title: 'Unknown detector' },
+  policyNotFound: { status: 404, code: 'policies.not_found', title: 'Policy not found' },
+  overloaded: { status: 503, code: 'service.overloaded', title: 'Service overloaded' },
+  scanDeadlineExceeded: { status: 504, code: 'scans.deadline_exceeded', title: 'Scan deadline exceeded' },
+  metricsUnauthorized: { status: 401, code: 'metrics.unauthenticated', title: 'Metrics token required' },
   // service
   notReady: { status: 503, code: 'service.not_ready', title: 'Service not ready' },
   internal: { status: 500, code: 'internal.error', title: 'Internal error' },
@@ -104,6 +111,18 @@ export const Errors = {
   apiKeyAlreadyRevoked: (id: string) => make('apiKeyAlreadyRevoked', `API key ${id} is revoked; revoked keys cannot be rotated.`),
   apiKeyScopeEscalation: (scopes: string[]) =>
     make('apiKeyScopeEscalation', `The calling key lacks the scopes it tries to grant: ${scopes.join(', ')}.`, { scopes }),
+  scanNotFound: (id: string) => make('scanNotFound', `No scan ${id} in this organization.`),
+  unknownDetector: (unknown: string[], known: string[]) =>
+    make('unknownDetector', `Unknown detector(s): ${unknown.map((u) => JSON.stringify(u.slice(0, 64))).join(', ')}; known: ${known.join(', ')}.`, {
+      errors: unknown.map((u) => ({ path: 'options.detectors', message: `unknown detector ${JSON.stringify(u.slice(0, 64))}` })),
+      known_detectors: known,
+    }),
+  policyNotFound: (id: string) => make('policyNotFound', `No policy ${id} in this organization.`),
+  overloaded: (retryAfter: number) =>
+    make('overloaded', `The model workers are saturated; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
+  scanDeadlineExceeded: (ms: number) => make('scanDeadlineExceeded', `Model inference did not finish within the scan deadline of ${ms} ms; nothing was stored.`),
+  metricsUnauthorized: () =>
+    make('metricsUnauthorized', 'The metrics endpoint requires Authorization: Bearer <METRICS_TOKEN>.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' }),
   notReady: (detail: string) => make('notReady', detail),
   internal: () => make('internal', 'An unexpected error occurred; contact support with the X-Request-Id.'),
 };

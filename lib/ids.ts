@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { monotonicFactory, ulid } from 'ulid';
 
 /** Crockford base32 body of every identifier: 26 characters, as the spec gives. */
 export const ULID_BODY = '[0-9A-HJKMNP-TV-Z]{26}';
@@ -25,6 +25,15 @@ const nextUlid = monotonicFactory();
 /** A new time-ordered identifier: `<prefix>_<ULID>`. */
 export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${ID_PREFIX[kind]}_${nextUlid(now)}`;
+}
+
+/**
+ * An identifier whose ULID time is exactly `at` (not bumped forward by the monotonic factory), for
+ * resources whose time windows are queried as id ranges (scans). Ids minted in the same
+ * millisecond are ordered by their random part.
+ */
+export function newTimedId(kind: IdKind, at: number): string {
+  return `${ID_PREFIX[kind]}_${ulid(at)}`;
 }
 
 const shapes = new Map<IdKind, RegExp>();

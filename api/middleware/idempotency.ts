@@ -5,6 +5,12 @@ import { Errors } from '../../lib/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
 import type { Db } from '../../store/db.ts';
 
+/** Set on `res.locals.idempotency` for a claimed key: how a streaming handler stores or gives up its replay. */
+export interface IdempotencyHandle {
+  record(status: number, json: unknown): Promise<void>;
+  release(): Promise<void>;
+}
+
 const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 // A claim whose process died is taken over after this long (only by the same request).
 const LOCK_MS = 60_000;
@@ -60,6 +66,18 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number) {
         .finally(() => send(body));
       return res;
     };
+    // Streaming responses never call send(): they record the equivalent JSON response themselves.
+    res.locals.idempotency = {
+      record: async (status: number, json: unknown) => {
+        settled = true;
+        const body = Buffer.from(JSON.stringify(json));
+        await completeIdempotencyKey(db, orgId, key, { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
+      },
+      release: async () => {
+        settled = true;
+        await releaseIdempotencyKey(db, orgId, key);
+      },
+    } satisfies IdempotencyHandle;
     // A handler that throws reaches the problem handler, whose send() above stores or releases.
     next();
   };

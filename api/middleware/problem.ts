@@ -31,23 +31,26 @@ export function toProblem(err: unknown, bodyLimit: number): ProblemError | null 
   return null;
 }
 
-/** Renders `application/problem+json`. The `type` is a URN naming the code, documented in docs/errors.md. */
+/** The problem document. The `type` is a URN naming the code, documented in docs/errors.md. */
+export function problemBody(p: ProblemError, req: Request): Record<string, unknown> {
+  return {
+    type: `urn:content-firewall:problem:${p.code}`,
+    title: p.title,
+    status: p.status,
+    code: p.code,
+    detail: p.detail,
+    instance: req.originalUrl.split('?')[0],
+    request_id: req.id,
+    ...p.extra,
+  };
+}
+
+/** Renders `application/problem+json`. */
 export function sendProblem(req: Request, res: Response, p: ProblemError): void {
   for (const [h, v] of Object.entries(p.headers)) res.setHeader(h, v);
-  if (p.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  if (p.status === 401 && !p.headers['WWW-Authenticate']) res.setHeader('WWW-Authenticate', 'Bearer');
   res.status(p.status).type('application/problem+json');
-  res.send(
-    JSON.stringify({
-      type: `urn:content-firewall:problem:${p.code}`,
-      title: p.title,
-      status: p.status,
-      code: p.code,
-      detail: p.detail,
-      instance: req.originalUrl.split('?')[0],
-      request_id: req.id,
-      ...p.extra,
-    }),
-  );
+  res.send(JSON.stringify(problemBody(p, req)));
 }
 
 /** The one error middleware. */

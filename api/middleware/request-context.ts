@@ -26,8 +26,9 @@ export function requestContext(logger: Logger, metrics: Metrics) {
     res.on('finish', () => {
       const seconds = Number(hrtime.bigint() - req.startedAt) / 1e9;
       const route = req.route?.path ? String(req.route.path) : 'unmatched';
-      metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
-      metrics.httpDuration.observe({ method: req.method, route }, seconds);
+      const status = String(res.statusCode);
+      metrics.httpRequests.inc({ method: req.method, route, status });
+      metrics.httpDuration.observe({ method: req.method, route, status }, seconds);
       req.log.info(
         { method: req.method, path: req.path, route, status: res.statusCode, duration_ms: Math.round(seconds * 1e5) / 100, actor_id: req.principal?.actor_id },
         'request completed',

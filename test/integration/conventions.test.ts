@@ -198,3 +198,21 @@ describe('Idempotency-Key', () => {
     expect(again.body.id).not.toBe(first.body.id);
   });
 });
+
+describe('NUL characters PostgreSQL cannot store', () => {
+  it('are refused in ordinary bodies with a 400 naming the field, never a 500', async () => {
+    const app = await startTestApp();
+    try {
+      const org = await buildOrg(app);
+      const r = await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: 'a\u0000b', scopes: ['scans:read'] } });
+      expectProblem(r, 400, 'request.validation_failed');
+      expect(r.body.errors).toEqual([{ path: 'name', message: 'must not contain the NUL character (U+0000)' }]);
+      // A literal backslash-u-0000 in text is not a NUL.
+      const ok = await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: 'literal \\u0000 text', scopes: ['scans:read'] } });
+      expect(ok.status).toBe(201);
+      expect(ok.body.name).toBe('literal \\u0000 text');
+    } finally {
+      await app.close();
+    }
+  });
+});

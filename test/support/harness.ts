@@ -12,12 +12,15 @@ import { createRedis, waitForRedis, type Redis } from '../../lib/redis.ts';
 import { createApiKey, type CreateKeyInput } from '../../services/api-keys.ts';
 import { createOrganization } from '../../services/organizations.ts';
 import { createPool, type Db } from '../../store/db.ts';
+import { createMetrics } from '../../api/metrics.ts';
+import { startScanning, type Scanning } from '../../services/scanning.ts';
 
 // Shared by every app in a run, as it is by every process of one deployment.
 const MASTER_SECRET = Buffer.from('test-master-secret-0123456789abcdef');
 
 export interface TestApp {
   built: BuiltApp;
+  scanning: Scanning;
   db: Db;
   redis: Redis | null;
   config: Readonly<Config>;
@@ -34,6 +37,8 @@ export interface TestAppOptions {
   redisDown?: boolean;
   /** Collect every log line here (set LOG_LEVEL in env to see them). */
   logLines?: string[];
+  /** Let tests kill a model worker thread. */
+  allowCrashTask?: boolean;
 }
 
 /** A real app on the run's real database, listening on a free port. */
@@ -44,6 +49,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     RATE_LIMIT_REQUESTS: '1000000',
     RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '1000000',
     METRICS_ENABLED: 'false',
+    // Most tests need no model pool: the in-process detectors only. Scan tests ask for threads.
+    WORKER_THREADS: '0',
     ...(opts.redisPrefix ? { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: opts.redisPrefix } : {}),
     ...opts.env,
   };
@@ -55,7 +62,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   );
   const db = createPool(config.DATABASE_URL!, 5, () => undefined);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
-  const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET) });
+  const metrics = createMetrics(config.METRICS_ENABLED);
+  const scanning = await startScanning(config, metrics, logger, { allowCrashTask: opts.allowCrashTask ?? false });
+  const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET), engine: scanning.engine, metrics });
   if (redis && !opts.redisDown) {
     if (!(await waitForRedis(redis, 5_000))) throw new Error('test redis not ready');
     const deadline = Date.now() + 5_000;
@@ -69,6 +78,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const { port } = server.address() as AddressInfo;
   return {
     built,
+    scanning,
     db,
     redis,
     config,
@@ -77,6 +87,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await built.close();
+      await scanning.close();
       await db.end();
       redis?.disconnect();
     },

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { AppServices } from '../../context.ts';
 import { Errors } from '../../../lib/errors.ts';
 import type { Routes, RouteSpec } from '../../route.ts';
@@ -20,9 +21,16 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
       res.json({ status: 'ok', checks: { database: 'ok' } });
     },
   });
+  // Metrics span every organization: with METRICS_TOKEN set they need `Authorization: Bearer <token>`
+  // (required in saas mode); without it they are open, for scrapers inside a private network.
+  const token = s.config.METRICS_TOKEN ? Buffer.from(`Bearer ${s.config.METRICS_TOKEN}`) : null;
   if (s.config.METRICS_ENABLED) routes.get('/metrics', {
     access: 'public',
-    handler: async ({ res }) => {
+    handler: async ({ req, res }) => {
+      if (token) {
+        const got = Buffer.from(req.get('authorization') ?? '');
+        if (got.length !== token.length || !timingSafeEqual(got, token)) throw Errors.metricsUnauthorized();
+      }
       res.type(s.metrics.registry.contentType).send(await s.metrics.registry.metrics());
     },
   });

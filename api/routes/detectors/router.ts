@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import type { ScanEngine } from '../../../engine/pipeline.ts';
+import type { AppServices } from '../../context.ts';
+import { Errors } from '../../../lib/errors.ts';
+import { pageQuery } from '../../pagination.ts';
+import type { Routes } from '../../route.ts';
+
+const LIST = 'detectors';
+
+/**
+ * The detector catalog `GET /v1/detectors`: unscoped (any valid key). The list is short and the
+ * same for every organization; `cursor`/`limit` page it by position like every list.
+ */
+export function detectorRoutes(routes: Routes, s: AppServices, engine: ScanEngine): void {
+  routes.get('/v1/detectors', {
+    access: 'authenticated',
+    query: pageQuery,
+    handler: ({ res, principal, query }) => {
+      const all = engine.registry.detectors.map((d) => ({
+        name: d.name,
+        version: d.version,
+        model: d.model,
+        kind: d.kind,
+        category: d.category,
+        enabled: engine.registry.enabled(d.name),
+        frameworks: d.frameworks,
+        surfaces_supported: [...d.surfaces],
+        content_types_supported: ['text', 'toolset'],
+        thresholds: { block_above: d.thresholds.block_above, flag_above: d.thresholds.flag_above, warn_above: d.thresholds.warn_above },
+      }));
+      let start = 0;
+      if (query.cursor !== undefined) {
+        const payload = s.cursors.decode(LIST, principal.org_id, query.cursor);
+        const at = z.object({ offset: z.number().int().min(0) }).safeParse(payload);
+        if (!at.success) throw Errors.invalidCursor(LIST);
+        start = at.data.offset;
+      }
+      const slice = all.slice(start, start + query.limit);
+      const more = start + query.limit < all.length;
+      res.json({ data: slice, next_cursor: more ? s.cursors.encode(LIST, principal.org_id, { offset: start + query.limit }) : null });
+    },
+  });
+}

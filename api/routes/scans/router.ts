@@ -1,0 +1,89 @@
+import type { Request } from 'express';
+import { parseIdParam } from '../../../lib/ids.ts';
+import { ProblemError, Errors } from '../../../lib/errors.ts';
+import { checkScanRequest, createScan, getScan, listScans, type ScanDeps } from '../../../services/scans.ts';
+import type { AppServices } from '../../context.ts';
+import type { IdempotencyHandle } from '../../middleware/idempotency.ts';
+import { problemBody } from '../../middleware/problem.ts';
+import { page, readIdCursor } from '../../pagination.ts';
+import type { Routes } from '../../route.ts';
+import { presentScan } from './presenter.ts';
+import { createScanBody, listScansQuery, scanIdParams } from './schema.ts';
+import { EventStream } from './sse.ts';
+
+const LIST = 'scans';
+
+const wantsStream = (req: Request) => (req.get('accept') ?? '').toLowerCase().includes('text/event-stream');
+
+/**
+ * Scans: create `POST /v1/scans` (JSON, or server-sent events with `Accept: text/event-stream`),
+ * list `GET /v1/scans`, get `GET /v1/scans/{scan_id}` (the `scan_` prefix is optional).
+ */
+export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void {
+  routes.post('/v1/scans', {
+    access: 'scans:write',
+    body: createScanBody(s.config.SCAN_MAX_TEXT_CHARS),
+    // Tool results and documents may carry NUL: the service stores it as U+FFFD.
+    allowNul: true,
+    handler: async ({ req, res, principal, body }) => {
+      const meta = { apiKeyId: principal.actor_id, requestId: req.id };
+      if (!wantsStream(req)) {
+        const row = await createScan(deps, principal.org_id, body, meta);
+        res.status(201).location(`/v1/scans/${row.id}`).json(presentScan(row, s.clock.now()));
+        return;
+      }
+      checkScanRequest(deps.engine, body);
+      const stream = new EventStream(res);
+      stream.start();
+      const idem = res.locals.idempotency as IdempotencyHandle | undefined;
+      // A client that goes away does not stop the scan: it finishes and commits whole, so a retry
+      // with the same Idempotency-Key gets the stored result instead of a second scan.
+      try {
+        const row = await createScan(deps, principal.org_id, body, {
+          ...meta,
+          onResult: ({ result, ms }) =>
+            stream.send('detector', {
+              detector: result.detector,
+              score: result.score,
+              items: result.items,
+              frameworks: deps.engine.registry.get(result.detector)!.frameworks,
+              elapsed_ms: Math.round(ms * 1000) / 1000,
+              ...(result.note ? { note: result.note } : {}),
+            }),
+        });
+        const scan = presentScan(row, s.clock.now());
+        await idem?.record(201, scan);
+        stream.send('decision', scan);
+      } catch (err) {
+        const problem = err instanceof ProblemError ? err : Errors.internal();
+        if (!(err instanceof ProblemError)) {
+          req.log.error({ err: (err as Error).message }, 'streamed scan failed');
+          s.metrics.unhandledErrors.inc();
+        }
+        await idem?.release().catch(() => undefined);
+        stream.send('error', problemBody(problem, req));
+      }
+      stream.end();
+    },
+  });
+
+  routes.get('/v1/scans/:scan_id', {
+    access: 'scans:read',
+    params: scanIdParams,
+    handler: async ({ res, principal, params }) => {
+      const id = parseIdParam('scan', params.scan_id, true)!;
+      res.json(presentScan(await getScan(s.db, principal.org_id, id), s.clock.now()));
+    },
+  });
+
+  routes.get('/v1/scans', {
+    access: 'scans:read',
+    query: listScansQuery,
+    handler: async ({ res, principal, query }) => {
+      const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
+      const { rows, more } = await listScans(s.db, principal.org_id, query, before);
+      const now = s.clock.now();
+      res.json(page(s.cursors, LIST, principal.org_id, rows.map((r) => presentScan(r, now)), rows.at(-1)?.id, more));
+    },
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * In-process detector latency: p50/p99 per detector at 100, 1,000 and 10,000 characters, plus raw
+ * onnxruntime inference for the accurate prompt-injection model. Run: `npm run bench:detectors`.
+ * Model detectors are measured twice: through the worker pool (thread hop + FIFO + batching, as a
+ * scan sees it) and directly on this thread (the model alone).
+ */
+import { createMetrics } from '../api/metrics.ts';
+import { normalize } from '../engine/normalize.ts';
+import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from '../models/runtime.ts';
+import { createLogger } from '../lib/logger.ts';
+import { startScanning } from '../services/scanning.ts';
+import { textOf } from './fixtures.ts';
+
+const SIZES = [100, 1_000, 10_000];
+const json = process.argv.includes('--json');
+
+function quantiles(samples: number[]): { p50: number; p99: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+  return { p50: q(0.5), p99: q(0.99) };
+}
+
+async function time(fn: () => unknown, budgetMs: number, minRuns = 30): Promise<number[]> {
+  for (let i = 0; i < 10; i++) await fn();
+  const out: number[] = [];
+  const end = performance.now() + budgetMs;
+  while (out.length < minRuns || performance.now() < end) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+    if (out.length >= 20_000) break;
+  }
+  return out;
+}
+
+const rows: { what: string; chars: number; p50_ms: number; p99_ms: number; runs: number }[] = [];
+const record = (what: string, chars: number, samples: number[]) => {
+  const { p50, p99 } = quantiles(samples);
+  rows.push({ what, chars, p50_ms: Math.round(p50 * 1000) / 1000, p99_ms: Math.round(p99 * 1000) / 1000, runs: samples.length });
+  if (!json) process.stdout.write(`${what.padEnd(40)} ${String(chars).padStart(6)}  p50 ${p50.toFixed(3).padStart(8)} ms  p99 ${p99.toFixed(3).padStart(8)} ms  (${samples.length} runs)\n`);
+};
+
+const scanning = await startScanning({ WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, MODELS_DIR: undefined }, createMetrics(false), createLogger('warn'));
+const { engine } = scanning;
+const direct = {
+  'pi-accurate': await loadOnnxClassifier(modelEntry('pi-accurate')),
+  toxicity: await loadOnnxClassifier(modelEntry('toxicity')),
+  'pii-ner': await loadOnnxTokenClassifier(modelEntry('pii-ner')),
+};
+
+for (const chars of SIZES) {
+  const raw = textOf(chars, 'mixed');
+  record('normalize', chars, await time(() => normalize(raw), 300));
+  const text = normalize(raw);
+  for (const d of engine.registry.detectors) {
+    const tiers = d.name === 'prompt_injection' ? (['fast', 'accurate'] as const) : (['accurate'] as const);
+    for (const tier of tiers) {
+      const input = { text, surface: 'user_message' as const, tier, deadlineAt: Date.now() + 3_600_000 };
+      record(`${d.name}${d.name === 'prompt_injection' ? `/${tier}` : ''} (scan path)`, chars, await time(() => d.detect(input), 400));
+    }
+  }
+  record('pi-accurate onnx (this thread)', chars, await time(() => direct['pi-accurate'].scoreBatch([raw.slice(0, 2000)]), 300));
+  record('toxicity onnx (this thread)', chars, await time(() => direct.toxicity.scoreBatch([raw.slice(0, 2000)]), 300));
+  record('pii-ner onnx (this thread)', chars, await time(() => direct['pii-ner'].entitiesBatch([raw]), 300));
+  record('whole scan, tier=fast', chars, await time(() => engine.scan({ surface: 'user_message', text: raw, tier: 'fast' }, { deadlineAt: Date.now() + 3_600_000 }), 400));
+  record('whole scan, tier=accurate', chars, await time(() => engine.scan({ surface: 'user_message', text: raw, tier: 'accurate' }, { deadlineAt: Date.now() + 3_600_000 }), 400));
+}
+if (json) process.stdout.write(`${JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, rows }, null, 2)}\n`);
+await scanning.close();

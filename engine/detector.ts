@@ -1,0 +1,93 @@
+/**
+ * The detector contract. A detector has a name, a version, a category, the surfaces it supports,
+ * default thresholds and framework tags; `detect` returns a result (findings are data: a detector
+ * never throws to say "unsafe"). Spans are in the ORIGINAL text's UTF-16 offsets (the engine maps
+ * them back from the normalised text through `NormalizedText.toOriginal`).
+ */
+import type { NormalizedText } from './normalize.ts';
+
+export const SURFACES = [
+  'user_message',
+  'assistant_output',
+  'tool_result',
+  'tool_params',
+  'document',
+  'agent_message',
+  'mcp_resource',
+  'mcp_tool_description',
+] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export const TIERS = ['fast', 'accurate', 'auto'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const ACTIONS = ['blocked', 'flagged', 'warned', 'allowed'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** One thing a detector found, with the evidence to explain a decision. */
+export interface FindingItem {
+  /** The matched text, taken from the original content at `span`. */
+  text: string;
+  label: string;
+  /** 0..1 */
+  confidence: number;
+  /** `regex`, `ner`, `rule`, `model:<id>@<version>`, … */
+  source: string;
+  /** [start, end) UTF-16 offsets into the original text. */
+  span: [number, number];
+}
+
+export interface Frameworks {
+  owasp_agentic: string[];
+  owasp_llm: string[];
+  mitre_atlas: string[];
+}
+
+export interface Thresholds {
+  warn_above: number;
+  flag_above: number;
+  block_above: number;
+}
+
+export type DetectorCategory = 'prompt_injection' | 'pii' | 'toxicity' | 'sensitive_path' | 'policy';
+
+/** What one detector reports for one scan. */
+export interface DetectorResult {
+  detector: string;
+  /** The detector's score for the whole content, 0..1 (max over items / chunks); thresholds apply to it. */
+  score: number;
+  items: FindingItem[];
+  /** Thresholds calibrated for the model that produced `score`, when it differs from the detector's defaults (e.g. the fast fallback). */
+  thresholds?: Thresholds;
+  /** Set when the detector did not run as asked (e.g. accurate model unloaded → fast fallback). */
+  note?: string;
+}
+
+/** Input handed to every detector: the content normalised once per scan. */
+export interface DetectorInput {
+  text: NormalizedText;
+  surface: Surface;
+  tier: Tier;
+  /** Epoch ms by which model inference must finish (pool-backed detectors); absent = no deadline. */
+  deadlineAt?: number;
+}
+
+/** Main-thread detectors answer synchronously; pool-backed ones return a promise. */
+export interface Detector {
+  readonly name: string;
+  readonly version: string;
+  /** Model id@version or `rules` for rule/regex-only detectors. */
+  readonly model: string;
+  /** `score`: one probability per content; `entities`: spans with labels. */
+  readonly kind: 'score' | 'entities';
+  readonly category: DetectorCategory;
+  readonly surfaces: readonly Surface[];
+  readonly thresholds: Thresholds;
+  readonly frameworks: Frameworks;
+  /** Load model assets once (idempotent). */
+  load?(): Promise<void>;
+  detect(input: DetectorInput): DetectorResult | Promise<DetectorResult>;
+}
+
+/** Every text surface: detectors that read text read it on all eight. */
+export const ALL_SURFACES: readonly Surface[] = SURFACES;

@@ -1,0 +1,252 @@
+/**
+ * Regex PII recognizers (presidio-style: a pattern finds a shape, a validator and nearby context
+ * decide the confidence). Runs synchronously on the normalised text and reports spans in original
+ * offsets; where two recognizers claim overlapping text, the more confident (then longer) one wins.
+ */
+import type { DetectorInput, FindingItem } from '../detector.ts';
+import {
+  abaValid,
+  ACCOUNT_CONTEXT_RE,
+  ACCOUNT_DIGITS_RE,
+  CARD_RE,
+  cardNetwork,
+  EMAIL_RE,
+  IBAN_LENGTHS,
+  IBAN_RE,
+  ibanChecksumValid,
+  IPV4_RE,
+  IPV6_RE,
+  ipv6Plausible,
+  luhnValid,
+  MAC_CISCO_RE,
+  MAC_RE,
+  NINE_DIGITS_RE,
+  PHONE_CONTEXT_RE,
+  PHONE_RE,
+  ROUTING_CONTEXT_RE,
+  SSN_CONTEXT_RE,
+  SSN_RE,
+  ssnValid,
+  STREET_RE,
+  VERSION_CONTEXT_RE,
+  VIN_RE,
+  vinCheckDigitValid,
+} from './pii-patterns.ts';
+
+/** Every label this module can emit. */
+export const PII_REGEX_LABELS: readonly string[] = [
+  'EMAIL_ADDRESS',
+  'PHONE_NUMBER',
+  'CREDIT_CARD',
+  'IBAN_CODE',
+  'US_SSN',
+  'VIN',
+  'IP_ADDRESS',
+  'MAC_ADDRESS',
+  'BANK_ACCOUNT',
+  'STREET_ADDRESS',
+];
+
+/** A hit in normalised-text offsets. */
+interface Hit {
+  start: number;
+  end: number;
+  label: string;
+  confidence: number;
+}
+
+/** How far before a candidate a context word may sit. */
+const CONTEXT_CHARS = 30;
+
+const before = (text: string, start: number, n = CONTEXT_CHARS): string => text.slice(Math.max(0, start - n), start);
+const digitsOf = (s: string): string => s.replace(/\D/g, '');
+
+/** A candidate → a confidence, or null to drop it; may narrow the span via `end`. */
+type Judge = (m: RegExpExecArray, text: string) => { confidence: number; end?: number; label?: string } | null;
+
+interface Recognizer {
+  label: string;
+  re: RegExp;
+  /** Cheap whole-text precondition, so prose without digits or '@' skips the regex entirely. */
+  needs: 'digit' | 'at' | 'colon' | 'none';
+  judge: Judge;
+}
+
+const DATE_SHAPES = [/^\d{4}([-./ ])\d{1,2}\1\d{1,2}$/, /^\d{1,2}([-./ ])\d{1,2}\1\d{2,4}$/];
+const DOTTED_QUAD = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+const judgePhone: Judge = (m, text) => {
+  const raw = m[0];
+  const digits = digitsOf(raw);
+  const n = digits.length;
+  if (n < 7 || n > 15) return null;
+  if (DATE_SHAPES.some((re) => re.test(raw)) || DOTTED_QUAD.test(raw)) return null;
+  const context = PHONE_CONTEXT_RE.test(before(text, m.index));
+  const boost = context ? 0.1 : 0;
+  if (raw[0] === '+') return n >= 8 ? { confidence: 0.75 + boost } : null;
+  const groups = raw.split(/\D+/).filter((g) => g.length > 0);
+  const lens = groups.map((g) => g.length).join(',');
+  // AAA-GG-SSSS is the SSN shape; phones are not written that way.
+  if (lens === '3,2,4') return null;
+  if (raw[0] === '(') {
+    if (/^\(\d{3}\)/.test(raw) && n === 10) return { confidence: 0.75 + boost };
+    if (n >= 9 && n <= 11) return { confidence: 0.65 + boost };
+    return context ? { confidence: 0.6 } : null;
+  }
+  // NANP: area and exchange codes start 2–9, optionally behind a trunk '1'.
+  const nanp = lens === '3,3,4' ? digits : lens === '1,3,3,4' && digits[0] === '1' ? digits.slice(1) : null;
+  if (nanp && nanp[0]! >= '2' && nanp[3]! >= '2') return { confidence: 0.7 + boost };
+  // UK / continental national format: trunk '0', 9–11 digits in groups of two or more.
+  if (digits[0] === '0' && n >= 9 && n <= 11 && groups.every((g) => g.length >= 2)) return { confidence: 0.6 + boost };
+  return context ? { confidence: 0.6 } : null;
+};
+
+// `logo@2x.png`, `pkg@1.2.3.tgz`: asset names and package specs, not mailboxes.
+const FILE_TLDS = /\.(?:png|jpe?g|gif|svg|webp|ico|js|mjs|ts|tsx|css|json|html?|tgz|zip|md|txt|py|rb|go)$/i;
+const judgeEmail: Judge = (m) => (FILE_TLDS.test(m[0]) ? null : { confidence: 0.9 });
+
+const judgeCard: Judge = (m) => {
+  const digits = digitsOf(m[0]);
+  if (digits.length < 13 || digits.length > 19) return null;
+  if (!cardNetwork(digits) || !luhnValid(digits)) return null;
+  return { confidence: 0.95 };
+};
+
+const judgeIban: Judge = (m) => {
+  const raw = m[0];
+  const country = raw.slice(0, 2).toUpperCase();
+  const length = IBAN_LENGTHS[country];
+  if (length === undefined) return null;
+  // The pattern may run on into a short word after the IBAN; cut it at the country's length.
+  let count = 0;
+  let end = 0;
+  while (end < raw.length && count < length) {
+    if (raw[end] !== ' ') count++;
+    end++;
+  }
+  if (count < length || (end < raw.length && raw[end] !== ' ')) return null;
+  const compact = raw.slice(0, end).replace(/ /g, '').toUpperCase();
+  const check = Number(compact.slice(2, 4));
+  if (check < 2 || check > 98 || !ibanChecksumValid(compact)) return null;
+  return { confidence: 0.95, end: m.index + end };
+};
+
+const judgeSsn: Judge = (m, text) => {
+  if (!ssnValid(m[1]!, m[3]!, m[4]!)) return null;
+  const base = m[2] === '-' ? 0.92 : 0.8;
+  return { confidence: SSN_CONTEXT_RE.test(before(text, m.index, 40)) ? 0.95 : base };
+};
+
+/** Nine bare digits: an SSN with SSN context, or an ABA routing number with routing context. */
+const judgeNineDigits: Judge = (m, text) => {
+  const d = m[0];
+  const ctx = before(text, m.index, 40);
+  if (ROUTING_CONTEXT_RE.test(ctx) && abaValid(d)) return { confidence: 0.95, label: 'BANK_ACCOUNT' };
+  if (SSN_CONTEXT_RE.test(ctx) && ssnValid(d.slice(0, 3), d.slice(3, 5), d.slice(5))) return { confidence: 0.85 };
+  return null;
+};
+
+const judgeVin: Judge = (m) => {
+  const vin = m[0];
+  if (!/[A-Z]/.test(vin) || !/\d/.test(vin) || !vinCheckDigitValid(vin)) return null;
+  return { confidence: 0.95 };
+};
+
+const judgeIpv4: Judge = (m, text) => (VERSION_CONTEXT_RE.test(before(text, m.index, 12)) ? null : { confidence: 0.85 });
+const judgeIpv6: Judge = (m) => (ipv6Plausible(m[0]) ? { confidence: 0.85 } : null);
+
+const judgeMac: Judge = (m) => {
+  if (m[1] === ':') return { confidence: 0.9 };
+  return { confidence: /[A-Fa-f]/.test(m[0]) ? 0.85 : 0.7 };
+};
+const judgeCiscoMac: Judge = (m) => (/[A-Fa-f]/.test(m[0]) ? { confidence: 0.8 } : null);
+
+const STOPWORDS = new Set(['The', 'A', 'An', 'Of', 'In', 'On', 'At', 'To', 'For', 'And', 'Or', 'By', 'With', 'From', 'Is', 'Are', 'Was', 'Were', 'My', 'Our', 'Your', 'Their', 'His', 'Her', 'This', 'That', 'These', 'Those', 'Its', 'Per', 'Each', 'Every', 'I', 'We', 'You', 'They', 'It', 'He', 'She']);
+
+const judgeStreet: Judge = (m) => {
+  const words = m[2]!.trim().split(/ +/);
+  if (words.some((w) => STOPWORDS.has(w.replace(/\.$/, '')))) return null;
+  let confidence = 0.65;
+  if (m[3] || m[4]) confidence += 0.1;
+  if (m[5]) confidence += 0.1;
+  return { confidence };
+};
+
+const RECOGNIZERS: readonly Recognizer[] = [
+  { label: 'EMAIL_ADDRESS', re: EMAIL_RE, needs: 'at', judge: judgeEmail },
+  { label: 'CREDIT_CARD', re: CARD_RE, needs: 'digit', judge: judgeCard },
+  { label: 'IBAN_CODE', re: IBAN_RE, needs: 'digit', judge: judgeIban },
+  { label: 'US_SSN', re: SSN_RE, needs: 'digit', judge: judgeSsn },
+  { label: 'US_SSN', re: NINE_DIGITS_RE, needs: 'digit', judge: judgeNineDigits },
+  { label: 'VIN', re: VIN_RE, needs: 'digit', judge: judgeVin },
+  { label: 'IP_ADDRESS', re: IPV4_RE, needs: 'digit', judge: judgeIpv4 },
+  { label: 'IP_ADDRESS', re: IPV6_RE, needs: 'colon', judge: judgeIpv6 },
+  { label: 'MAC_ADDRESS', re: MAC_RE, needs: 'none', judge: judgeMac },
+  { label: 'MAC_ADDRESS', re: MAC_CISCO_RE, needs: 'none', judge: judgeCiscoMac },
+  { label: 'PHONE_NUMBER', re: PHONE_RE, needs: 'digit', judge: judgePhone },
+  { label: 'STREET_ADDRESS', re: STREET_RE, needs: 'digit', judge: judgeStreet },
+];
+
+function runRecognizer(r: Recognizer, text: string, hits: Hit[]): void {
+  r.re.lastIndex = 0;
+  for (let m = r.re.exec(text); m !== null; m = r.re.exec(text)) {
+    const verdict = r.judge(m, text);
+    if (verdict) hits.push({ start: m.index, end: verdict.end ?? m.index + m[0].length, label: verdict.label ?? r.label, confidence: verdict.confidence });
+  }
+}
+
+/** Account numbers: digit runs within 30 chars after an account word (context-required). */
+function findAccounts(text: string, hits: Hit[]): void {
+  ACCOUNT_CONTEXT_RE.lastIndex = 0;
+  let searchedTo = 0;
+  for (let c = ACCOUNT_CONTEXT_RE.exec(text); c !== null; c = ACCOUNT_CONTEXT_RE.exec(text)) {
+    const from = Math.max(c.index + c[0].length, searchedTo);
+    const limit = c.index + c[0].length + CONTEXT_CHARS;
+    ACCOUNT_DIGITS_RE.lastIndex = from;
+    for (let m = ACCOUNT_DIGITS_RE.exec(text); m !== null && m.index <= limit; m = ACCOUNT_DIGITS_RE.exec(text)) {
+      hits.push({ start: m.index, end: m.index + m[0].length, label: 'BANK_ACCOUNT', confidence: 0.85 });
+      searchedTo = m.index + m[0].length;
+    }
+    searchedTo = Math.max(searchedTo, limit);
+  }
+}
+
+/** Keeps the best of each group of overlapping hits: higher confidence, then longer, then earlier. */
+function resolveOverlaps(hits: Hit[]): Hit[] {
+  hits.sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept: Hit[] = [];
+  let i = 0;
+  while (i < hits.length) {
+    // One cluster: hits chained by overlap. Clusters are small, so a quadratic pick inside is cheap.
+    let j = i + 1;
+    let clusterEnd = hits[i]!.end;
+    while (j < hits.length && hits[j]!.start < clusterEnd) {
+      clusterEnd = Math.max(clusterEnd, hits[j]!.end);
+      j++;
+    }
+    if (j - i === 1) kept.push(hits[i]!);
+    else {
+      const ranked = hits.slice(i, j).sort((a, b) => b.confidence - a.confidence || b.end - b.start - (a.end - a.start) || a.start - b.start);
+      const chosen: Hit[] = [];
+      for (const h of ranked) if (!chosen.some((c) => h.start < c.end && c.start < h.end)) chosen.push(h);
+      kept.push(...chosen.sort((a, b) => a.start - b.start));
+    }
+    i = j;
+  }
+  return kept;
+}
+
+/** Regex PII items (`source: 'regex'`) over the normalised text, spans in original offsets. */
+export function findPiiRegex(input: DetectorInput): FindingItem[] {
+  const { text, original } = input.text;
+  if (text.length === 0) return [];
+  const has = { digit: /\d/.test(text), at: text.includes('@'), colon: text.includes(':'), none: true };
+  const hits: Hit[] = [];
+  for (const r of RECOGNIZERS) if (has[r.needs]) runRecognizer(r, text, hits);
+  if (has.digit) findAccounts(text, hits);
+  return resolveOverlaps(hits).map((h) => {
+    const span = input.text.toOriginal(h.start, h.end);
+    // Two decimals: context boosts are sums of tenths, and 0.7 + 0.1 is 0.7999… in floating point.
+    return { text: original.slice(span[0], span[1]), label: h.label, confidence: Math.round(h.confidence * 100) / 100, source: 'regex', span };
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * PII: validated regex recognizers (cards by Luhn, IBAN by mod-97, SSN area rules, VIN check digit,
+ * IPs, MACs, e-mail, phones, bank accounts, street addresses) on the main thread, plus the pool's
+ * NER model for PERSON and LOCATION/ADDRESS. Regex items win where the two overlap. When the NER
+ * model cannot answer, the regex items stand alone and the result carries a note.
+ */
+import type { Entity, ModelEntry } from '../../models/runtime.ts';
+import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
+import type { Detector, DetectorInput, DetectorResult, FindingItem, Thresholds } from '../detector.ts';
+import { ALL_SURFACES } from '../detector.ts';
+import { frameworksFor } from '../frameworks.ts';
+import { findPiiRegex } from './pii-regex.ts';
+import { round, windowsOf } from './scoring.ts';
+
+/**
+ * Defaults when no policy applies: any validated identifier warns, a strong one (card, IBAN, SSN)
+ * flags; PII never blocks by default (block_above 1 cannot be exceeded) — blocking on PII is a
+ * policy choice.
+ */
+export const PII_THRESHOLDS: Thresholds = { warn_above: 0.5, flag_above: 0.9, block_above: 1 };
+
+/** NER labels the model emits that we report (others, e.g. ORGANIZATION, are kept too). */
+const NER_MIN_CONFIDENCE = 0.5;
+
+export function createPiiDetector(ner: ModelEntry | null, dispatcher: ModelDispatcher | null, onUnavailable?: (reason: string) => void): Detector {
+  return {
+    name: 'pii',
+    version: '1.0.0',
+    model: ner ? `regex; ${ner.id}@${ner.version} (ner)` : 'regex',
+    kind: 'entities',
+    category: 'pii',
+    surfaces: ALL_SURFACES,
+    thresholds: PII_THRESHOLDS,
+    frameworks: frameworksFor('pii'),
+    detect(input) {
+      const regexItems = findPiiRegex(input);
+      if (!ner || !dispatcher || input.text.text.trim() === '') return finish(regexItems, []);
+      const windows = windowsOf(input, ner.max_chars);
+      return dispatcher.entities(ner.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000).then(
+        (perWindow) => finish(regexItems, nerItems(input, windows, perWindow)),
+        (err: unknown) => {
+          if (!(err instanceof ModelUnavailableError)) throw err;
+          onUnavailable?.(err.reason);
+          return finish(regexItems, [], `ner_unavailable;reason=${err.reason}`);
+        },
+      );
+    },
+  };
+}
+
+function nerItems(input: DetectorInput, windows: { start: number }[], perWindow: Entity[][]): FindingItem[] {
+  const items: FindingItem[] = [];
+  const seen = new Set<string>();
+  perWindow.forEach((entities, w) => {
+    const offset = windows[w]!.start;
+    for (const e of entities) {
+      if (e.confidence < NER_MIN_CONFIDENCE) continue;
+      const span = input.text.toOriginal(offset + e.start, offset + e.end);
+      const key = `${span[0]}:${span[1]}:${e.label}`;
+      // Overlapping windows see the same entity twice.
+      if (seen.has(key)) continue;
+      seen.add(key);
+      items.push({ text: input.text.original.slice(span[0], span[1]), label: e.label, confidence: round(e.confidence), source: 'ner', span });
+    }
+  });
+  return items;
+}
+
+function finish(regexItems: FindingItem[], nerFound: FindingItem[], note?: string): DetectorResult {
+  const overlaps = (a: FindingItem, b: FindingItem) => a.span[0] < b.span[1] && b.span[0] < a.span[1];
+  const items = [...regexItems, ...nerFound.filter((n) => !regexItems.some((r) => overlaps(r, n)))].sort((a, b) => a.span[0] - b.span[0] || a.span[1] - b.span[1]);
+  const score = items.reduce((m, i) => Math.max(m, i.confidence), 0);
+  return { detector: 'pii', score, items, ...(note ? { note } : {}) };
+}

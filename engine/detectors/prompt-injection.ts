@@ -1,0 +1,77 @@
+/**
+ * Prompt injection and jailbreaks. The tier picks the model: `fast` is the in-process hashed
+ * n-gram linear model; `accurate` and `auto` (equal to accurate today) use the pool's classifier.
+ * When the accurate model cannot answer (not loaded, worker crashed), the scan retries once with
+ * fast and says so in the item's `source`.
+ */
+import type { LinearModel, ModelEntry } from '../../models/runtime.ts';
+import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
+import type { Detector, DetectorInput, DetectorResult, Thresholds } from '../detector.ts';
+import { ALL_SURFACES } from '../detector.ts';
+import { frameworksFor } from '../frameworks.ts';
+import { decodedViews } from '../views.ts';
+import { best, itemFor, windowsOf, type Window } from './scoring.ts';
+
+const LABEL = 'prompt_injection';
+
+export interface PromptInjectionDeps {
+  fast: LinearModel;
+  /** The accurate model's manifest entry, or null when this deployment does not serve it. */
+  accurate: ModelEntry | null;
+  dispatcher: ModelDispatcher | null;
+  /** Called when a scan fell back from accurate to fast (for metrics). */
+  onFallback?(reason: string): void;
+}
+
+export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detector {
+  const fastEntry = deps.fast.entry;
+  const fastSource = `model:${fastEntry.id}@${fastEntry.version}`;
+  const fastThresholds = requireThresholds(fastEntry);
+  const accurate = deps.accurate;
+  const defaultThresholds = accurate ? requireThresholds(accurate) : fastThresholds;
+
+  const runFast = (input: DetectorInput, windows: Window[], note?: string): DetectorResult => {
+    const scores = windows.map((w) => deps.fast.score(w.text));
+    return result(input, windows, scores, note ? `${fastSource};${note}` : fastSource, fastThresholds, note);
+  };
+
+  return {
+    name: 'prompt_injection',
+    version: '1.0.0',
+    model: accurate ? `${accurate.id}@${accurate.version} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)` : `${fastEntry.id}@${fastEntry.version}`,
+    kind: 'score',
+    category: 'prompt_injection',
+    surfaces: ALL_SURFACES,
+    thresholds: defaultThresholds,
+    frameworks: frameworksFor('prompt_injection'),
+    detect(input) {
+      const views = decodedViews(input.text.text);
+      if (input.tier === 'fast') return runFast(input, windowsOf(input, fastEntry.max_chars, views));
+      if (!accurate || !deps.dispatcher) {
+        deps.onFallback?.('model_not_loaded');
+        return runFast(input, windowsOf(input, fastEntry.max_chars, views), `fallback_from=accurate;reason=model_not_loaded`);
+      }
+      const windows = windowsOf(input, accurate.max_chars, views);
+      const source = `model:${accurate.id}@${accurate.version}`;
+      return deps.dispatcher.classify(accurate.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000).then(
+        (scores) => result(input, windows, scores, source, defaultThresholds),
+        (err: unknown) => {
+          if (!(err instanceof ModelUnavailableError)) throw err;
+          deps.onFallback?.(err.reason);
+          return runFast(input, windowsOf(input, fastEntry.max_chars, views), `fallback_from=accurate;reason=${err.reason}`);
+        },
+      );
+    },
+  };
+}
+
+function result(input: DetectorInput, windows: Window[], scores: number[], source: string, thresholds: Thresholds, note?: string): DetectorResult {
+  const { score, window } = best(windows, scores);
+  const items = window && score > thresholds.warn_above ? [itemFor(input, window, LABEL, score, source)] : [];
+  return { detector: 'prompt_injection', score, items, thresholds, ...(note ? { note } : {}) };
+}
+
+function requireThresholds(entry: ModelEntry): Thresholds {
+  if (!entry.thresholds) throw new Error(`model ${entry.id} has no thresholds in the manifest`);
+  return entry.thresholds;
+}

@@ -1,0 +1,62 @@
+/**
+ * Shared by the classifier detectors: score every chunk (and decoded view) of the normalised text
+ * with one model call, and report the best-scoring window as the finding's span.
+ */
+import { chunkRanges } from '../chunk.ts';
+import type { DetectorInput, FindingItem } from '../detector.ts';
+import type { TextView } from '../views.ts';
+
+export interface Window {
+  text: string;
+  /** Range in the normalised text. */
+  start: number;
+  end: number;
+  view?: TextView['encoding'];
+}
+
+/** Overlap between model windows: long enough to hold a whole injected instruction. */
+export const CHUNK_OVERLAP = 200;
+
+export function windowsOf(input: DetectorInput, maxChars: number, views: readonly TextView[] = []): Window[] {
+  const text = input.text.text;
+  const out: Window[] = chunkRanges(text, maxChars, Math.min(CHUNK_OVERLAP, Math.floor(maxChars / 4))).map((c) => ({
+    text: text.slice(c.start, c.end),
+    start: c.start,
+    end: c.end,
+  }));
+  for (const v of views) {
+    for (const c of chunkRanges(v.text, maxChars, CHUNK_OVERLAP)) out.push({ text: v.text.slice(c.start, c.end), start: v.start, end: v.end, view: v.encoding });
+  }
+  return out;
+}
+
+/** The best window and its score; score 0 when there is no text. */
+export function best(windows: readonly Window[], scores: readonly number[]): { score: number; window: Window | null } {
+  let score = 0;
+  let window: Window | null = null;
+  for (let i = 0; i < windows.length; i++) {
+    const s = scores[i] ?? 0;
+    if (window === null || s > score) {
+      score = s;
+      window = windows[i]!;
+    }
+  }
+  return { score, window };
+}
+
+/** A finding item over a window, in original offsets. */
+export function itemFor(input: DetectorInput, window: Window, label: string, confidence: number, source: string): FindingItem {
+  const span = input.text.toOriginal(window.start, window.end);
+  return {
+    text: input.text.original.slice(span[0], span[1]),
+    label,
+    confidence: round(confidence),
+    source: window.view ? `${source};view=${window.view}` : source,
+    span,
+  };
+}
+
+/** Scores rounded to 4 decimals: stable JSON, no false precision. */
+export function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}

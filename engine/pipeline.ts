@@ -1,0 +1,89 @@
+/**
+ * The scan pipeline: normalise once, start the pool-backed detectors (they queue for a worker),
+ * run the cheap in-process ones meanwhile, then decide. No HTTP, no SQL.
+ */
+import type { Detector, DetectorResult, Surface, Tier } from './detector.ts';
+import { decideByThresholds, type Decision } from './decision.ts';
+import { normalize } from './normalize.ts';
+import type { DetectorRegistry } from './registry.ts';
+
+export interface ScanInput {
+  surface: Surface;
+  /** The text to scan; null for content no detector reads yet (images). */
+  text: string | null;
+  tier: Tier;
+  /** Detector names (validated by the caller against the registry); absent = every enabled detector. */
+  detectors?: readonly string[];
+}
+
+export interface DetectorRun {
+  result: DetectorResult;
+  /** Wall time from the scan's start until this detector finished. */
+  ms: number;
+}
+
+export interface ScanOutcome {
+  /** In registry order, whatever order they finished in. */
+  runs: DetectorRun[];
+  decision: Decision;
+}
+
+export interface ScanOptions {
+  deadlineAt: number;
+  /** Called as each detector completes (for streaming). */
+  onResult?(run: DetectorRun): void;
+}
+
+export interface EngineObserver {
+  detector(name: string, tier: Tier, seconds: number): void;
+}
+
+export class ScanEngine {
+  constructor(
+    readonly registry: DetectorRegistry,
+    private readonly observer?: EngineObserver,
+  ) {}
+
+  /** @throws PoolOverloadedError / PoolDeadlineError when model inference cannot happen in time. */
+  async scan(input: ScanInput, opts: ScanOptions): Promise<ScanOutcome> {
+    const detectors = this.select(input);
+    if (input.text === null || detectors.length === 0) return { runs: [], decision: decideByThresholds([], () => NEVER) };
+    const text = normalize(input.text);
+    const started = performance.now();
+    const runs: (DetectorRun | undefined)[] = new Array(detectors.length);
+    const finish = (i: number, result: DetectorResult) => {
+      const ms = performance.now() - started;
+      const run = { result, ms };
+      runs[i] = run;
+      this.observer?.detector(detectors[i]!.name, input.tier, ms / 1000);
+      opts.onResult?.(run);
+    };
+    const detectorInput = { text, surface: input.surface, tier: input.tier, deadlineAt: opts.deadlineAt };
+    const pending: Promise<void>[] = [];
+    // Pool-backed detectors first, so their inference overlaps the in-process work below.
+    const sync: number[] = [];
+    detectors.forEach((d, i) => {
+      const out = d.detect(detectorInput);
+      if (out instanceof Promise) pending.push(out.then((r) => finish(i, r)));
+      else sync.push(i), (runs[i] = { result: out, ms: 0 });
+    });
+    for (const i of sync) finish(i, runs[i]!.result);
+    const settled = await Promise.allSettled(pending);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const done = runs as DetectorRun[];
+    const decision = decideByThresholds(
+      done.map((r) => r.result),
+      (name) => this.registry.get(name)?.thresholds ?? NEVER,
+    );
+    return { runs: done, decision };
+  }
+
+  private select(input: ScanInput): Detector[] {
+    if (!input.detectors) return this.registry.defaults;
+    const wanted = new Set(input.detectors);
+    return this.registry.detectors.filter((d) => wanted.has(d.name));
+  }
+}
+
+const NEVER = { warn_above: 1, flag_above: 1, block_above: 1 };

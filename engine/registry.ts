@@ -1,0 +1,74 @@
+/**
+ * The explicit detector registry (no directory scanning): adding a detector is a file in
+ * `detectors/`, a line here, a test table, a manifest entry if it has a model, and a line in
+ * docs/detectors.md.
+ */
+import { loadLinearModel, modelEntry, type ModelEntry } from '../models/runtime.ts';
+import type { ModelDispatcher } from '../workers/dispatcher.ts';
+import type { Detector } from './detector.ts';
+import { createPiiDetector } from './detectors/pii.ts';
+import { createPromptInjectionDetector } from './detectors/prompt-injection.ts';
+import { sensitivePathDetector } from './detectors/sensitive-path.ts';
+import { createToxicityDetector } from './detectors/toxicity.ts';
+
+/** Model ids the detectors use; the pool loads the `POOL_MODELS` in every thread. */
+export const MODEL_IDS = { promptInjectionFast: 'pi-fast', promptInjectionAccurate: 'pi-accurate', toxicity: 'toxicity', piiNer: 'pii-ner' } as const;
+export const POOL_MODELS: readonly string[] = [MODEL_IDS.promptInjectionAccurate, MODEL_IDS.toxicity, MODEL_IDS.piiNer];
+
+export interface RegistryOptions {
+  /** The model pool, or null to serve in-process detectors only (every scan then takes the fast tier). */
+  dispatcher: ModelDispatcher | null;
+  /** Models the pool actually loaded (from warm-up); others count as unloaded. */
+  loadedModels: readonly string[];
+  modelsDir?: string;
+  observe?: { fallback(detector: string, reason: string): void };
+}
+
+export class DetectorRegistry {
+  private readonly byName: ReadonlyMap<string, Detector>;
+
+  /** `disabled`: detectors this deployment cannot serve fully (their model is not loaded); they run only when asked for by name. */
+  constructor(
+    readonly detectors: readonly Detector[],
+    private readonly disabled: ReadonlySet<string> = new Set(),
+  ) {
+    this.byName = new Map(detectors.map((d) => [d.name, d]));
+  }
+
+  enabled(name: string): boolean {
+    return this.byName.has(name) && !this.disabled.has(name);
+  }
+
+  /** The detectors a scan runs when it names none. */
+  get defaults(): Detector[] {
+    return this.detectors.filter((d) => !this.disabled.has(d.name));
+  }
+
+  get(name: string): Detector | undefined {
+    return this.byName.get(name);
+  }
+
+  get names(): string[] {
+    return this.detectors.map((d) => d.name);
+  }
+}
+
+/** Builds every detector, loading the in-process model (sha256 checked). */
+export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
+  const loaded = (id: string): ModelEntry | null => (opts.dispatcher && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null);
+  const fast = loadLinearModel(modelEntry(MODEL_IDS.promptInjectionFast, opts.modelsDir), opts.modelsDir);
+  const toxicity = modelEntry(MODEL_IDS.toxicity, opts.modelsDir);
+  const toxicityLoaded = loaded(MODEL_IDS.toxicity) !== null;
+  const detectors: Detector[] = [
+    createPromptInjectionDetector({
+      fast,
+      accurate: loaded(MODEL_IDS.promptInjectionAccurate),
+      dispatcher: opts.dispatcher,
+      onFallback: (reason) => opts.observe?.fallback('prompt_injection', reason),
+    }),
+    createPiiDetector(loaded(MODEL_IDS.piiNer), opts.dispatcher, (reason) => opts.observe?.fallback('pii', reason)),
+    createToxicityDetector(toxicity, toxicityLoaded ? opts.dispatcher : null, (reason) => opts.observe?.fallback('toxicity', reason)),
+    sensitivePathDetector,
+  ];
+  return new DetectorRegistry(detectors, new Set(toxicityLoaded ? [] : ['toxicity']));
+}

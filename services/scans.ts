@@ -1,0 +1,156 @@
+/**
+ * Scans: run the engine on a validated request, store the result through the group-commit writer,
+ * and read stored scans back. Routes call these; nothing here knows about HTTP.
+ */
+import { createHash } from 'node:crypto';
+import type { Metrics } from '../api/metrics.ts';
+import type { CreateScanBody, ListScansQuery } from '../api/routes/scans/schema.ts';
+import { renderToolset } from '../engine/content.ts';
+import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
+import type { Clock } from '../lib/clock.ts';
+import { Errors } from '../lib/errors.ts';
+import { newTimedId } from '../lib/ids.ts';
+import { PoolDeadlineError, PoolOverloadedError } from '../workers/dispatcher.ts';
+import type { Db } from '../store/db.ts';
+import type { ScanWriter } from '../store/scan-writer.ts';
+import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
+
+export interface ScanDeps {
+  db: Db;
+  engine: ScanEngine;
+  writer: ScanWriter;
+  clock: Clock;
+  metrics: Metrics;
+  deadlineMs: number;
+  retentionDays: number;
+}
+
+export interface ScanMeta {
+  apiKeyId: string;
+  requestId: string;
+  /** Streaming: each detector's result as it completes. */
+  onResult?(run: DetectorRun): void;
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, which tool results and documents sometimes carry:
+ * every NUL in the request's strings becomes U+FFFD (one UTF-16 unit for one, so spans still hold).
+ */
+function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[withoutNul(k)] = withoutNul(v);
+    return out as T;
+  }
+  return value;
+}
+
+/** SHA-256 of an end-user id, lowercase hex: the only form in which it is stored. */
+export function hashEndUserId(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('hex');
+}
+
+/**
+ * The checks that need the registry (and, later, the policies): run before a stream starts so they
+ * still answer with a plain problem+json.
+ * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`.
+ */
+export function checkScanRequest(engine: ScanEngine, body: CreateScanBody): void {
+  const { options } = body;
+  if (options.detectors) {
+    const unknown = options.detectors.filter((d) => !engine.registry.get(d));
+    if (unknown.length) throw Errors.unknownDetector(unknown, engine.registry.names);
+  }
+  // Policies arrive with their own issue; until then no organization has one to name.
+  if (options.policy_id) throw Errors.policyNotFound(options.policy_id);
+}
+
+/**
+ * Scans the content and commits the scan; resolves only after the row is committed.
+ * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`, 503 `service.overloaded`, 504 `scans.deadline_exceeded`.
+ */
+export async function createScan(deps: ScanDeps, orgId: string, submitted: CreateScanBody, meta: ScanMeta): Promise<ScanRow> {
+  const { engine, clock } = deps;
+  checkScanRequest(engine, submitted);
+  const body = withoutNul(submitted);
+  const { options, context, content } = body;
+
+  const started = performance.now();
+  const now = clock.now();
+  const text = content.type === 'text' ? content.text : content.type === 'toolset' ? renderToolset(content.tools) : null;
+  let outcome;
+  try {
+    outcome = await engine.scan(
+      { surface: body.surface, text, tier: options.tier, detectors: options.detectors },
+      { deadlineAt: Date.now() + deps.deadlineMs, onResult: meta.onResult },
+    );
+  } catch (err) {
+    if (err instanceof PoolOverloadedError) throw Errors.overloaded(err.retryAfterSeconds);
+    if (err instanceof PoolDeadlineError) throw Errors.scanDeadlineExceeded(deps.deadlineMs);
+    throw err;
+  }
+
+  const findings = outcome.runs
+    .filter((r) => r.result.items.length > 0)
+    .map((r) => ({ detector: r.result.detector, items: r.result.items, frameworks: engine.registry.get(r.result.detector)!.frameworks }));
+  const scores: Record<string, number> = {};
+  for (const r of outcome.runs) scores[r.result.detector] = r.result.score;
+  const row: ScanRow = {
+    org_id: orgId,
+    id: newTimedId('scan', now.getTime()),
+    created_at: now,
+    kind: body.kind,
+    surface: body.surface,
+    tier: options.tier,
+    agent_id: context.agent_id ?? null,
+    session_id: context.session_id ?? null,
+    mcp_server: context.mcp_server ?? null,
+    trace_id: context.trace_id ?? null,
+    end_user_id_hash: context.end_user_id === undefined ? null : hashEndUserId(context.end_user_id),
+    action: outcome.decision.action,
+    decision: { ...outcome.decision },
+    findings,
+    scores,
+    content_stored: options.capture,
+    content: options.capture ? { ...content } : null,
+    content_expires_at: options.capture ? new Date(now.getTime() + deps.retentionDays * 86_400_000) : null,
+    content_chars: text?.length ?? 0,
+    latency_ms: 0,
+    api_key_id: meta.apiKeyId,
+    request_id: meta.requestId,
+  };
+  row.latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
+  await deps.writer.write(row);
+  deps.metrics.scanDuration.observe({ tier: options.tier }, (performance.now() - started) / 1000);
+  deps.metrics.decisions.inc({ action: row.action, surface: row.surface });
+  return row;
+}
+
+/** @throws ProblemError 404 `scans.not_found` when the id is unknown in this organization. */
+export async function getScan(db: Db, orgId: string, id: string): Promise<ScanRow> {
+  const row = await getScanRow(db, orgId, id);
+  if (!row) throw Errors.scanNotFound(id);
+  return row;
+}
+
+export async function listScans(db: Db, orgId: string, q: ListScansQuery, beforeId: string | undefined): Promise<{ rows: ScanRow[]; more: boolean }> {
+  const rows = await listScanRows(
+    db,
+    orgId,
+    {
+      agent_id: q.agent_id,
+      session_id: q.session_id,
+      end_user_id_hash: q.end_user_id !== undefined ? hashEndUserId(q.end_user_id) : q.end_user_id_hash,
+      action: q.action,
+      surface: q.surface,
+      since: q.since,
+      until: q.until,
+    },
+    beforeId,
+    q.limit + 1,
+  );
+  const more = rows.length > q.limit;
+  return { rows: more ? rows.slice(0, q.limit) : rows, more };
+}

@@ -1,0 +1,198 @@
+/**
+ * Our bounded FIFO in front of the pool. Piscina's own queue starves tasks under constant load, so
+ * tasks in flight never exceed the thread count and everything else waits here, oldest first.
+ * Requests waiting for the same model are micro-batched into one task (one ORT run).
+ */
+import type { Entity } from '../models/runtime.ts';
+import type { TaskRunner } from './pool.ts';
+import type { ModelReply, ModelTask } from './protocol.ts';
+
+/** The queue is full: the caller answers 503 with Retry-After. */
+export class PoolOverloadedError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('the model worker queue is full');
+    this.name = 'PoolOverloadedError';
+  }
+}
+
+/** The request's deadline passed before its inference finished: the caller answers 504. */
+export class PoolDeadlineError extends Error {
+  constructor() {
+    super('the scan deadline passed while waiting for model inference');
+    this.name = 'PoolDeadlineError';
+  }
+}
+
+/** The model could not answer (not loaded, worker crashed, inference failed): the caller falls back. */
+export class ModelUnavailableError extends Error {
+  constructor(
+    readonly reason: 'model_not_loaded' | 'worker_crashed' | 'inference_failed' | 'pool_closed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ModelUnavailableError';
+  }
+}
+
+export interface DispatcherObserver {
+  /** A batch left the queue: how long its oldest request waited, and how many texts it carries. */
+  dispatched(waitMs: number, batchTexts: number, batchRequests: number): void;
+  rejected(reason: 'overloaded' | 'deadline'): void;
+}
+
+export interface DispatcherOptions {
+  /** Requests allowed to wait; one more is refused with PoolOverloadedError. */
+  maxQueue: number;
+  /** Texts per inference task (micro-batch bound). */
+  maxBatchTexts: number;
+  observer?: DispatcherObserver;
+}
+
+type Op = 'classify' | 'entities';
+type Result = number[] | Entity[][];
+
+interface Pending {
+  op: Op;
+  model: string;
+  texts: string[];
+  enqueuedAt: number;
+  timer: NodeJS.Timeout | null;
+  settled: boolean;
+  resolve(value: Result): void;
+  reject(err: Error): void;
+}
+
+// How far into the queue we look for same-model requests to batch with the head: bounded so a
+// dispatch stays O(1)-ish under a deep queue.
+const BATCH_LOOKAHEAD = 64;
+
+export class ModelDispatcher {
+  private readonly queue: Pending[] = [];
+  private inFlight = 0;
+  private closed = false;
+
+  constructor(
+    private readonly runner: TaskRunner,
+    private readonly opts: DispatcherOptions,
+  ) {}
+
+  get threads(): number {
+    return this.runner.threads;
+  }
+  get queueDepth(): number {
+    return this.queue.length;
+  }
+  get running(): number {
+    return this.inFlight;
+  }
+
+  /** Scores for each text. @throws PoolOverloadedError, PoolDeadlineError, ModelUnavailableError */
+  classify(model: string, texts: string[], deadlineAt: number): Promise<number[]> {
+    return this.enqueue('classify', model, texts, deadlineAt) as Promise<number[]>;
+  }
+
+  /** Entities for each text. @throws PoolOverloadedError, PoolDeadlineError, ModelUnavailableError */
+  entities(model: string, texts: string[], deadlineAt: number): Promise<Entity[][]> {
+    return this.enqueue('entities', model, texts, deadlineAt) as Promise<Entity[][]>;
+  }
+
+  /**
+   * Holds one warm-up task on every thread at once, so each thread has loaded its models and run
+   * them once. Returns the model ids loaded (per thread, deduplicated).
+   */
+  async warmup(timeoutMs: number): Promise<string[]> {
+    const barrier = new SharedArrayBuffer(4);
+    const threads = this.runner.threads;
+    const replies = await Promise.all(
+      Array.from({ length: threads }, () => this.runner.run({ op: 'warmup', barrier, threads, timeoutMs })),
+    );
+    const loaded = new Set<string>();
+    for (const r of replies) {
+      if (!r.ok) throw new Error(`worker warm-up failed: ${r.message}`);
+      if ('loaded' in r) for (const id of r.loaded) loaded.add(id);
+    }
+    return [...loaded];
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) this.settle(p, new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
+    await this.runner.destroy();
+  }
+
+  private enqueue(op: Op, model: string, texts: string[], deadlineAt: number): Promise<Result> {
+    if (texts.length === 0) return Promise.resolve([]);
+    if (this.closed) return Promise.reject(new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
+    if (this.queue.length >= this.opts.maxQueue) {
+      this.opts.observer?.rejected('overloaded');
+      // Roughly how long the queue takes to drain at one batch per thread per ~10 ms, at least 1 s.
+      return Promise.reject(new PoolOverloadedError(Math.max(1, Math.ceil(this.queue.length / (this.threads * 100)))));
+    }
+    return new Promise<Result>((resolve, reject) => {
+      const p: Pending = { op, model, texts, enqueuedAt: performance.now(), timer: null, settled: false, resolve, reject };
+      const wait = deadlineAt - Date.now();
+      p.timer = setTimeout(() => {
+        this.opts.observer?.rejected('deadline');
+        const i = this.queue.indexOf(p);
+        if (i >= 0) this.queue.splice(i, 1);
+        this.settle(p, new PoolDeadlineError());
+      }, Math.max(0, wait));
+      this.queue.push(p);
+      this.pump();
+    });
+  }
+
+  private settle(p: Pending, outcome: Error | Result): void {
+    if (p.settled) return;
+    p.settled = true;
+    if (p.timer) clearTimeout(p.timer);
+    if (outcome instanceof Error) p.reject(outcome);
+    else p.resolve(outcome);
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.runner.threads && this.queue.length > 0) {
+      const head = this.queue.shift()!;
+      const batch = [head];
+      let texts = head.texts.length;
+      for (let i = 0; i < this.queue.length && i < BATCH_LOOKAHEAD && texts < this.opts.maxBatchTexts; ) {
+        const c = this.queue[i]!;
+        if (c.op === head.op && c.model === head.model && texts + c.texts.length <= this.opts.maxBatchTexts) {
+          batch.push(c);
+          texts += c.texts.length;
+          this.queue.splice(i, 1);
+        } else i++;
+      }
+      this.opts.observer?.dispatched(performance.now() - head.enqueuedAt, texts, batch.length);
+      this.inFlight++;
+      void this.execute(head.op, head.model, batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  private async execute(op: Op, model: string, batch: Pending[]): Promise<void> {
+    const task: ModelTask = { op, model, texts: batch.flatMap((p) => p.texts) };
+    let reply: ModelReply;
+    try {
+      reply = await this.runner.run(task);
+    } catch (err) {
+      const e = new ModelUnavailableError('worker_crashed', `model worker failed: ${(err as Error).message}`);
+      for (const p of batch) this.settle(p, e);
+      return;
+    }
+    if (!reply.ok) {
+      const reason = reply.code === 'model_not_loaded' ? 'model_not_loaded' : 'inference_failed';
+      const e = new ModelUnavailableError(reason, reply.message);
+      for (const p of batch) this.settle(p, e);
+      return;
+    }
+    const all: Result = 'scores' in reply ? reply.scores : 'entities' in reply ? reply.entities : [];
+    let at = 0;
+    for (const p of batch) {
+      this.settle(p, all.slice(at, at + p.texts.length) as Result);
+      at += p.texts.length;
+    }
+  }
+}

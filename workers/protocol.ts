@@ -1,0 +1,32 @@
+/**
+ * Messages between the main thread and the model workers. Errors do not survive the thread
+ * boundary as classes, so a worker answers `{ok: false, code, message}` and the main thread
+ * rebuilds a typed error (STYLE.md).
+ */
+import type { Entity } from '../models/runtime.ts';
+
+export type ModelTask =
+  | { op: 'classify'; model: string; texts: string[] }
+  | { op: 'entities'; model: string; texts: string[] }
+  /** Holds the thread until `threads` warm-up tasks are running at once, so every thread has loaded. */
+  | { op: 'warmup'; barrier: SharedArrayBuffer; threads: number; timeoutMs: number };
+
+export type ModelReply =
+  | { ok: true; scores: number[] }
+  | { ok: true; entities: Entity[][] }
+  | { ok: true; loaded: string[] }
+  | { ok: false; code: WorkerErrorCode; message: string };
+
+export type WorkerErrorCode = 'model_not_loaded' | 'inference_failed' | 'warmup_timeout' | 'bad_task';
+
+/** What each worker thread loads, passed as Piscina's workerData. */
+export interface WorkerConfig {
+  /** Model ids to load from the manifest; a model that fails to load is reported, not fatal. */
+  models: string[];
+  modelsDir?: string;
+  /** Test hook: a text containing the worker's CRASH_MARKER kills the thread, to prove crash recovery. */
+  allowCrashTask: boolean;
+}
+
+/** Test hook: with `allowCrashTask`, a text holding this marker kills the worker thread mid-task. */
+export const CRASH_MARKER = '\u{F8FF}crash-model-worker\u{F8FF}';

@@ -1,0 +1,7 @@
+// Piscina loads this plain-JS file in each thread; it registers the TypeScript loader and hands
+// over to the real worker. (Worker threads do not inherit `--import tsx` under every runner.)
+import { register } from 'tsx/esm/api';
+
+register();
+const worker = await import('./model-worker.ts');
+export default worker.default;

@@ -191,7 +191,20 @@ export class TextFeaturizer {
         // character 3-, 4- and 5-grams of \u0001 word \u0002
         word[wl + 1] = 2;
         const total = wl + 2;
-        for (let p = 0; p + 3 <= total; p++) {
+        let p = 0;
+        for (; p + 5 <= total; p++) {
+          // positions with all three n-gram lengths: no branches
+          let g = Math.imul(SEED_CHAR ^ (word[p] as number), FNV_PRIME);
+          g = Math.imul(g ^ (word[p + 1] as number), FNV_PRIME);
+          g = Math.imul(g ^ (word[p + 2] as number), FNV_PRIME);
+          out[n] = Math.imul(g, GOLDEN) >>> shift;
+          g = Math.imul(g ^ (word[p + 3] as number), FNV_PRIME);
+          out[n + 1] = Math.imul(g, GOLDEN) >>> shift;
+          g = Math.imul(g ^ (word[p + 4] as number), FNV_PRIME);
+          out[n + 2] = Math.imul(g, GOLDEN) >>> shift;
+          n += 3;
+        }
+        for (; p + 3 <= total; p++) {
           let g = Math.imul(SEED_CHAR ^ (word[p] as number), FNV_PRIME);
           g = Math.imul(g ^ (word[p + 1] as number), FNV_PRIME);
           g = Math.imul(g ^ (word[p + 2] as number), FNV_PRIME);
@@ -199,10 +212,6 @@ export class TextFeaturizer {
           if (p + 4 <= total) {
             g = Math.imul(g ^ (word[p + 3] as number), FNV_PRIME);
             out[n++] = Math.imul(g, GOLDEN) >>> shift;
-            if (p + 5 <= total) {
-              g = Math.imul(g ^ (word[p + 4] as number), FNV_PRIME);
-              out[n++] = Math.imul(g, GOLDEN) >>> shift;
-            }
           }
         }
       } else {

@@ -105,9 +105,20 @@ export function loadLinearModel(entry: ModelEntry, dir: string = MODELS_DIR): Li
       const n = featurizer.hashes(text);
       if (n === 0) return 0;
       const raw = featurizer.raw;
-      let s = 0;
-      for (let k = 0; k < n; k++) s += w[raw[k] as number] as number;
-      return 1 / (1 + Math.exp(-(bias + s / Math.sqrt(n))));
+      // four accumulators: independent adds instead of one long dependency chain
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let k = 0;
+      for (; k + 3 < n; k += 4) {
+        s0 += w[raw[k] as number] as number;
+        s1 += w[raw[k + 1] as number] as number;
+        s2 += w[raw[k + 2] as number] as number;
+        s3 += w[raw[k + 3] as number] as number;
+      }
+      for (; k < n; k++) s0 += w[raw[k] as number] as number;
+      return 1 / (1 + Math.exp(-(bias + (s0 + s1 + (s2 + s3)) / Math.sqrt(n))));
     },
   };
 }
@@ -152,6 +163,8 @@ export interface TextClassifier {
   readonly entry: ModelEntry;
   /** One score in [0, 1] per text, in one session run; 0 for texts without features. */
   scoreBatch(texts: string[]): Promise<number[]>;
+  /** Frees the native session; call before the thread ends (onnxruntime aborts the process otherwise). */
+  release(): Promise<void>;
 }
 
 export async function loadOnnxClassifier(entry: ModelEntry, dir: string = MODELS_DIR): Promise<TextClassifier> {
@@ -161,6 +174,7 @@ export async function loadOnnxClassifier(entry: ModelEntry, dir: string = MODELS
   const outName = session.outputNames[0] ?? 'scores';
   return {
     entry,
+    release: () => session.release(),
     async scoreBatch(texts: string[]): Promise<number[]> {
       const scores = new Array<number>(texts.length).fill(0);
       const rows: { i: number; ids: Int32Array; values: Float32Array }[] = [];
@@ -203,6 +217,8 @@ export interface TokenClassifier {
   readonly entry: ModelEntry;
   /** Entities per text (UTF-16 offsets into that text); all tokens of all texts in one run. */
   entitiesBatch(texts: string[]): Promise<Entity[][]>;
+  /** Frees the native session; call before the thread ends. */
+  release(): Promise<void>;
 }
 
 const WORDISH = /[\p{L}\p{N}]/u;
@@ -212,7 +228,8 @@ const GLUE = new Set(['-', "'", '\u2019', '.', '&', '/']);
  * Token labels -> entities:
  * 1. argmax label per token;
  * 2. a glue character ("-", "'", ".", "&", "/") labelled O but written without spaces between two
- *    tokens of the same label takes that label ("Fournier-Morin", "O'Brien");
+ *    tokens of the same label takes that label ("Fournier-Morin", "O'Brien"), and so does a comma
+ *    between two ADDRESS tokens ("1 Main St, Springfield");
  * 3. a run of consecutive non-O tokens is split where the label changes across a line break or
  *    between two confident tokens (max prob >= 0.9 on both sides); each remaining segment takes the
  *    label with the largest summed probability over its tokens;
@@ -239,11 +256,13 @@ export function decodeEntities(tokens: Token[], probs: ArrayLike<number>, probOf
     lab[t] = best;
     conf[t] = bp;
   }
+  const ADDRESS = labels.indexOf('ADDRESS');
   for (let t = 1; t + 1 < n; t++) {
     const tok = tokens[t] as Token;
-    if (lab[t] === O && lab[t - 1] !== O && lab[t - 1] === lab[t + 1] && GLUE.has(tok.text) && (tokens[t - 1] as Token).end === tok.start && tok.end === (tokens[t + 1] as Token).start) {
-      lab[t] = lab[t - 1] as number;
-    }
+    if (lab[t] !== O || lab[t - 1] === O || lab[t - 1] !== lab[t + 1]) continue;
+    const glued = GLUE.has(tok.text) && (tokens[t - 1] as Token).end === tok.start && tok.end === (tokens[t + 1] as Token).start;
+    const addressComma = lab[t - 1] === ADDRESS && tok.text === ',';
+    if (glued || addressComma) lab[t] = lab[t - 1] as number;
   }
   const out: Entity[] = [];
   const emit = (a: number, b: number): void => {
@@ -298,6 +317,7 @@ export async function loadOnnxTokenClassifier(entry: ModelEntry, dir: string = M
   const C = entry.labels.length;
   const outName = session.outputNames[0] ?? 'probs';
   return {
+    release: () => session.release(),
     entry,
     async entitiesBatch(texts: string[]): Promise<Entity[][]> {
       const toks = texts.map((t) => tokenize(t));

@@ -5,7 +5,7 @@
  */
 import type { Entity } from '../models/runtime.ts';
 import type { TaskRunner } from './pool.ts';
-import type { ModelReply, ModelTask } from './protocol.ts';
+import type { InferencePart, ModelReply } from './protocol.ts';
 
 /** The queue is full: the caller answers 503 with Retry-After. */
 export class PoolOverloadedError extends Error {
@@ -114,9 +114,17 @@ export class ModelDispatcher {
     return [...loaded];
   }
 
+  /**
+   * Refuses new work, fails what still waits, lets running tasks finish, has every thread free its
+   * onnxruntime sessions (terminating a thread that holds one aborts the process), then ends the pool.
+   */
   async close(): Promise<void> {
     this.closed = true;
     for (const p of this.queue.splice(0)) this.settle(p, new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
+    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    const barrier = new SharedArrayBuffer(4);
+    const threads = this.runner.threads;
+    await Promise.all(Array.from({ length: threads }, () => this.runner.run({ op: 'release', barrier, threads, timeoutMs: 10_000 }).catch(() => undefined)));
     await this.runner.destroy();
   }
 
@@ -150,6 +158,11 @@ export class ModelDispatcher {
     else p.resolve(outcome);
   }
 
+  /**
+   * Takes the oldest request and, within the text budget, the waiting requests behind it — for any
+   * model: one task carries one part per (op, model), so a scan's three model calls and its
+   * neighbours' share one thread hop.
+   */
   private pump(): void {
     while (this.inFlight < this.runner.threads && this.queue.length > 0) {
       const head = this.queue.shift()!;
@@ -157,7 +170,7 @@ export class ModelDispatcher {
       let texts = head.texts.length;
       for (let i = 0; i < this.queue.length && i < BATCH_LOOKAHEAD && texts < this.opts.maxBatchTexts; ) {
         const c = this.queue[i]!;
-        if (c.op === head.op && c.model === head.model && texts + c.texts.length <= this.opts.maxBatchTexts) {
+        if (texts + c.texts.length <= this.opts.maxBatchTexts) {
           batch.push(c);
           texts += c.texts.length;
           this.queue.splice(i, 1);
@@ -165,34 +178,46 @@ export class ModelDispatcher {
       }
       this.opts.observer?.dispatched(performance.now() - head.enqueuedAt, texts, batch.length);
       this.inFlight++;
-      void this.execute(head.op, head.model, batch).finally(() => {
+      void this.execute(batch).finally(() => {
         this.inFlight--;
         this.pump();
       });
     }
   }
 
-  private async execute(op: Op, model: string, batch: Pending[]): Promise<void> {
-    const task: ModelTask = { op, model, texts: batch.flatMap((p) => p.texts) };
+  private async execute(batch: Pending[]): Promise<void> {
+    // Group by (op, model), keeping each request's slice of its part.
+    const parts: InferencePart[] = [];
+    const where: { part: number; at: number }[] = [];
+    const index = new Map<string, number>();
+    for (const p of batch) {
+      const key = `${p.op}\u0000${p.model}`;
+      let i = index.get(key);
+      if (i === undefined) {
+        i = parts.push({ op: p.op, model: p.model, texts: [] }) - 1;
+        index.set(key, i);
+      }
+      where.push({ part: i, at: parts[i]!.texts.length });
+      parts[i]!.texts.push(...p.texts);
+    }
     let reply: ModelReply;
     try {
-      reply = await this.runner.run(task);
+      reply = await this.runner.run({ op: 'infer', parts });
     } catch (err) {
       const e = new ModelUnavailableError('worker_crashed', `model worker failed: ${(err as Error).message}`);
       for (const p of batch) this.settle(p, e);
       return;
     }
-    if (!reply.ok) {
-      const reason = reply.code === 'model_not_loaded' ? 'model_not_loaded' : 'inference_failed';
-      const e = new ModelUnavailableError(reason, reply.message);
-      for (const p of batch) this.settle(p, e);
-      return;
-    }
-    const all: Result = 'scores' in reply ? reply.scores : 'entities' in reply ? reply.entities : [];
-    let at = 0;
-    for (const p of batch) {
+    batch.forEach((p, k) => {
+      const { part, at } = where[k]!;
+      const r = reply.ok && 'parts' in reply ? reply.parts[part] : reply;
+      if (!r || !r.ok) {
+        const code = r && !r.ok ? r.code : 'inference_failed';
+        this.settle(p, new ModelUnavailableError(code === 'model_not_loaded' ? 'model_not_loaded' : 'inference_failed', r && !r.ok ? r.message : 'malformed worker reply'));
+        return;
+      }
+      const all: Result = 'scores' in r ? r.scores : 'entities' in r ? r.entities : [];
       this.settle(p, all.slice(at, at + p.texts.length) as Result);
-      at += p.texts.length;
-    }
+    });
   }
 }

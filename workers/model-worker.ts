@@ -4,7 +4,7 @@
  */
 import { workerData } from 'piscina';
 import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry, type TextClassifier, type TokenClassifier } from '../models/runtime.ts';
-import { CRASH_MARKER, type ModelReply, type ModelTask, type WorkerConfig } from './protocol.ts';
+import { CRASH_MARKER, type InferencePart, type ModelReply, type ModelTask, type PartReply, type WorkerConfig } from './protocol.ts';
 
 const config = workerData as WorkerConfig;
 const classifiers = new Map<string, TextClassifier>();
@@ -25,42 +25,56 @@ await Promise.all(
   }),
 );
 
-function notLoaded(model: string): ModelReply {
+function notLoaded(model: string): PartReply {
   return { ok: false, code: 'model_not_loaded', message: failed.get(model) ?? `model ${model} is not loaded in this worker` };
 }
 
-export default async function run(task: ModelTask): Promise<ModelReply> {
-  if (config.allowCrashTask && 'texts' in task && task.texts.some((t) => t.includes(CRASH_MARKER))) process.exit(1);
-  switch (task.op) {
-    case 'classify': {
-      const model = classifiers.get(task.model);
-      if (!model) return notLoaded(task.model);
-      try {
-        return { ok: true, scores: await model.scoreBatch(task.texts) };
-      } catch (err) {
-        return { ok: false, code: 'inference_failed', message: (err as Error).message };
-      }
+/** Holds this thread until `threads` tasks sharing the barrier are running at once (one per thread). */
+function barrier(task: { barrier: SharedArrayBuffer; threads: number; timeoutMs: number }): boolean {
+  const counter = new Int32Array(task.barrier);
+  Atomics.add(counter, 0, 1);
+  Atomics.notify(counter, 0);
+  const deadline = Date.now() + task.timeoutMs;
+  while (Atomics.load(counter, 0) < task.threads) {
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    Atomics.wait(counter, 0, Atomics.load(counter, 0), Math.min(left, 50));
+  }
+  return true;
+}
+
+async function infer(part: InferencePart): Promise<PartReply> {
+  try {
+    if (part.op === 'classify') {
+      const model = classifiers.get(part.model);
+      return model ? { ok: true, scores: await model.scoreBatch(part.texts) } : notLoaded(part.model);
     }
-    case 'entities': {
-      const model = taggers.get(task.model);
-      if (!model) return notLoaded(task.model);
-      try {
-        return { ok: true, entities: await model.entitiesBatch(task.texts) };
-      } catch (err) {
-        return { ok: false, code: 'inference_failed', message: (err as Error).message };
-      }
+    const model = taggers.get(part.model);
+    return model ? { ok: true, entities: await model.entitiesBatch(part.texts) } : notLoaded(part.model);
+  } catch (err) {
+    return { ok: false, code: 'inference_failed', message: (err as Error).message };
+  }
+}
+
+export default async function run(task: ModelTask): Promise<ModelReply> {
+  switch (task.op) {
+    case 'infer': {
+      if (config.allowCrashTask && task.parts.some((p) => p.texts.some((t) => t.includes(CRASH_MARKER)))) process.exit(1);
+      const parts: PartReply[] = [];
+      for (const part of task.parts) parts.push(await infer(part));
+      return { ok: true, parts };
+    }
+    case 'release': {
+      if (!barrier(task)) return { ok: false, code: 'warmup_timeout', message: 'not every worker thread took its release task in time' };
+      const all = [...classifiers.values(), ...taggers.values()];
+      classifiers.clear();
+      taggers.clear();
+      await Promise.all(all.map((m) => m.release()));
+      return { ok: true, released: all.length };
     }
     case 'warmup': {
-      const counter = new Int32Array(task.barrier);
-      Atomics.add(counter, 0, 1);
-      Atomics.notify(counter, 0);
-      const deadline = Date.now() + task.timeoutMs;
       // Block this thread until every thread holds a warm-up task: then each one has loaded.
-      while (Atomics.load(counter, 0) < task.threads) {
-        const left = deadline - Date.now();
-        if (left <= 0) return { ok: false, code: 'warmup_timeout', message: 'not every worker thread started in time' };
-        Atomics.wait(counter, 0, Atomics.load(counter, 0), Math.min(left, 50));
-      }
+      if (!barrier(task)) return { ok: false, code: 'warmup_timeout', message: 'not every worker thread started in time' };
       // Run each model once so the first real request does not pay for lazy initialisation.
       for (const m of classifiers.values()) await m.scoreBatch(['warm up']);
       for (const m of taggers.values()) await m.entitiesBatch(['Warm up in Paris']);

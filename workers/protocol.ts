@@ -5,16 +5,31 @@
  */
 import type { Entity } from '../models/runtime.ts';
 
-export type ModelTask =
-  | { op: 'classify'; model: string; texts: string[] }
-  | { op: 'entities'; model: string; texts: string[] }
-  /** Holds the thread until `threads` warm-up tasks are running at once, so every thread has loaded. */
-  | { op: 'warmup'; barrier: SharedArrayBuffer; threads: number; timeoutMs: number };
+/** One model's share of an inference task. */
+export interface InferencePart {
+  op: 'classify' | 'entities';
+  model: string;
+  texts: string[];
+}
 
-export type ModelReply =
+/** A part's answer: scores, entities, or why that model could not answer. */
+export type PartReply =
   | { ok: true; scores: number[] }
   | { ok: true; entities: Entity[][] }
+  | { ok: false; code: WorkerErrorCode; message: string };
+
+export type ModelTask =
+  /** Several models' requests in one thread hop: posting a task costs more than a small inference. */
+  | { op: 'infer'; parts: InferencePart[] }
+  /** Holds the thread until `threads` warm-up tasks are running at once, so every thread has loaded. */
+  | { op: 'warmup'; barrier: SharedArrayBuffer; threads: number; timeoutMs: number }
+  /** Before the pool is destroyed: every thread frees its onnxruntime sessions (barrier as for warm-up). */
+  | { op: 'release'; barrier: SharedArrayBuffer; threads: number; timeoutMs: number };
+
+export type ModelReply =
+  | { ok: true; parts: PartReply[] }
   | { ok: true; loaded: string[] }
+  | { ok: true; released: number }
   | { ok: false; code: WorkerErrorCode; message: string };
 
 export type WorkerErrorCode = 'model_not_loaded' | 'inference_failed' | 'warmup_timeout' | 'bad_task';

@@ -76,7 +76,7 @@ const TEMPLATES: Part[][] = [
   '{PERSON} has been working at {ORG} in {CITY} since 2019.',
   'Dear {FIRST},\n\nthank you for your application to {ORG}. We will contact you shortly.\n\nBest regards,\n{PERSON}',
   'Name: {PERSON}\nAddress: {ADDRESS}\nEmployer: {ORG}',
-  'I met {FIRST} {LAST} at the conference in {CITY} last week.',
+  'I met {PERSON} at the conference in {CITY} last week.',
   'Can you write a reference letter for {PERSON}? She worked with me at {ORG}.',
   'The tenant, {PERSON}, reported a leak at {STREET}.',
   'We are flying from {CITY} to {COUNTRY} with {FIRST} on Friday.',
@@ -101,7 +101,7 @@ const TEMPLATES: Part[][] = [
   'According to {PERSON}, {ORG} plans to open an office in {CITY}.',
   'lol {FIRST} just texted me, she is at {STREET} already',
   'Emergency contact: {PERSON}, phone on file, address {ADDRESS}.',
-  'Write a birthday message for my colleague {FIRST} {LAST}.',
+  'Write a birthday message for my colleague {PERSON}.',
   // no entities (capitalised common words, products, dates, roles) — against over-prediction
   'The Project Manager approved the Budget on Monday.',
   'Please reset my password and send the link to my work email.',

@@ -13,10 +13,10 @@ const SEED = 4242;
 const BITS = Number(process.env.PI_ACC_BITS ?? 17);
 const DIM = Number(process.env.PI_ACC_DIM ?? 32);
 const MAX_CHARS = Number(process.env.PI_MAX_CHARS ?? 2000);
-const EPOCHS = Number(process.env.PI_ACC_EPOCHS ?? 4);
+const EPOCHS = Number(process.env.PI_ACC_EPOCHS ?? 6);
 const LR = Number(process.env.PI_ACC_LR ?? 0.003);
 const L2 = Number(process.env.PI_ACC_L2 ?? 1e-6);
-const DROPOUT = Number(process.env.PI_ACC_DROPOUT ?? 0.3);
+const DROPOUT = Number(process.env.PI_ACC_DROPOUT ?? 0.5);
 
 const log = makeLogger(ID);
 const t0 = Date.now();
@@ -62,7 +62,7 @@ Mul(Unsqueeze(weights)) → ReduceSum(axis 1) → Add bias → Relu → MatMul [
 [N]. The same math in TypeScript is \`models/bag-mlp.ts\` (tests check onnxruntime against it).
 
 Trained in TypeScript (\`models/train/trainers.ts\`): mini-batch (64) Adam, lazy updates for embedding rows,
-lr ${LR} decaying linearly to ${LR / 10}, ${EPOCHS} epochs, L2 ${L2}, feature dropout ${DROPOUT}, seed ${SEED}; classes
+lr ${LR} decaying linearly to ${LR / 10}, ${EPOCHS} epochs, L2 ${L2.toExponential()}, feature dropout ${DROPOUT}, seed ${SEED}; classes
 re-weighted to equal total weight, families above 300 rows damped by sqrt(300/size). Long inputs are
 handled the way the engine scores them (max over ${MAX_CHARS}-character chunks): every chunk of a benign
 text is a benign example; a positive is one multiple-instance group of its chunks (up to ${4 * MAX_CHARS}

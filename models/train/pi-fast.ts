@@ -91,7 +91,7 @@ Logistic regression over hashed features (\`models/features.ts\`, \`hashed-text-
 unigrams and bigrams plus character 3–5-grams of each word with boundary markers, FNV-1a hashed into
 2^${BITS} buckets (small enough to stay in the CPU cache: that is what makes it fast), each feature valued
 1/sqrt(number of features). Trained with mini-batch Adam (batch 32, lr ${opts.lr} decaying linearly to
-${opts.lr / 10}, ${EPOCHS} epochs, L2 ${opts.l2}), seed ${SEED}; classes re-weighted to equal total weight, families
+${opts.lr / 10}, ${EPOCHS} epochs, L2 ${opts.l2.toExponential()}), seed ${SEED}; classes re-weighted to equal total weight, families
 larger than 300 rows damped by sqrt(300/size). Long inputs are handled the way the engine scores them,
 max over ${MAX_CHARS}-character chunks: a benign text is split into chunks that are each a benign example; a
 positive is one multiple-instance group of its chunks (up to ${4 * MAX_CHARS} characters) whose loss is taken on

@@ -20,7 +20,7 @@ const DIM = 32;
 const EPOCHS = Number(process.env.NER_EPOCHS ?? 5);
 const LR = 0.003;
 const L2 = 1e-6;
-const DROPOUT = 0.1;
+const DROPOUT = Number(process.env.NER_DROPOUT ?? 0.3);
 const MAX_CHARS = 2000;
 export const NER_LABELS = ['O', 'PERSON', 'LOCATION', 'ORGANIZATION', 'ADDRESS'];
 /** Source labels -> model labels (anything else, e.g. MISC, DATE_TIME, EMAIL_ADDRESS, is O). */
@@ -246,7 +246,7 @@ word, shape trigram, prev word + word). Model: embedding bag (dim ${DIM}) → +b
 consecutive tokens with the same non-O label form one entity (first token start → last token end);
 punctuation-only tokens at entity ends are dropped; confidence = mean of the tokens' max probabilities.
 
-Trained in TypeScript with mini-batch Adam (batch 64 tokens, lr ${LR} → ${LR / 10}, ${EPOCHS} epochs, L2 ${L2},
+Trained in TypeScript with mini-batch Adam (batch 64 tokens, lr ${LR} → ${LR / 10}, ${EPOCHS} epochs, L2 ${L2.toExponential()},
 feature dropout ${DROPOUT}), seed ${SEED}. Training tokens: ${labels.length} (${NER_LABELS.map((l, c) => `${l} ${counts[c]}`).join(', ')}).
 Training + evaluation took ${trainSeconds} s on 2 cores.
 
@@ -254,7 +254,7 @@ Training + evaluation took ${trainSeconds} s on 2 cores.
 \`pii.jsonl\` (shared datasets, read at training time, never shipped; sha256 \`${dataSha256}\`): CoNLL-2003
 \`eng.train\` (Reuters news, pre-tokenised) and microsoft/presidio-research synthetic sentences (templates
 whose id % 5 != 0). Plus ${synthTrain.length} generated sentences (\`models/data/pii-synth.ts\`, @faker-js/faker with fixed
-seeds, ${'2'}7 locales incl. Japanese, Chinese, Russian, Arabic, Korean, Greek names): messages, forms, e-mails and
+seeds, 26 locales incl. Japanese, Chinese, Russian, Arabic, Korean, Greek names): messages, forms, e-mails and
 requests with names, street addresses, cities, countries and companies, with casing variants (15 % all
 lowercase, 5 % all caps, 10 % lowercase names) so that lowercase and unusual names are covered, and
 sentences without entities (capitalised common words).

@@ -12,12 +12,12 @@ const ID = 'toxicity';
 const VERSION = '0.1.0';
 const SEED = 9001;
 const BITS = 16;
-const DIM = 32;
+const DIM = Number(process.env.TOX_DIM ?? 32);
 const MAX_CHARS = 2000;
-const EPOCHS = Number(process.env.TOX_EPOCHS ?? 4);
+const EPOCHS = Number(process.env.TOX_EPOCHS ?? 6);
 const LR = 0.003;
 const L2 = 1e-6;
-const DROPOUT = 0.2;
+const DROPOUT = Number(process.env.TOX_DROPOUT ?? 0.5);
 const FAMILY_CAP = 3000;
 
 const log = makeLogger(ID);
@@ -77,7 +77,7 @@ writeCard(
 Same architecture as pi-accurate: embedding-bag MLP over \`hashed-text-v1\` features (word unigrams +
 bigrams, char 3–5-grams; 2^${BITS} buckets, embedding dim ${DIM}; ≤ ${res.cfg.max_features} distinct buckets per
 row) → ReLU → sigmoid, exported to ONNX by hand (\`models/onnx-io.ts\`). Trained in TypeScript with
-mini-batch Adam (batch 64, lr ${LR} → ${LR / 10}, ${EPOCHS} epochs, L2 ${L2}, feature dropout ${DROPOUT}), seed ${SEED};
+mini-batch Adam (batch 64, lr ${LR} → ${LR / 10}, ${EPOCHS} epochs, L2 ${L2.toExponential()}, feature dropout ${DROPOUT}), seed ${SEED};
 classes re-weighted to equal total weight, families above ${FAMILY_CAP} rows damped by sqrt(${FAMILY_CAP}/size).
 Training rows: ${res.trainRows}; training + evaluation took ${trainSeconds} s on 2 cores.
 

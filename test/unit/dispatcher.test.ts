@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelDispatcher, ModelUnavailableError, PoolDeadlineError, PoolOverloadedError } from '../../workers/dispatcher.ts';
 import type { TaskRunner } from '../../workers/pool.ts';
-import type { ModelReply, ModelTask } from '../../workers/protocol.ts';
+import type { ModelReply, ModelTask, PartReply } from '../../workers/protocol.ts';
 
 /** A runner whose tasks finish when the test says so. */
 class ScriptedRunner implements TaskRunner {
@@ -13,7 +13,8 @@ class ScriptedRunner implements TaskRunner {
   async destroy(): Promise<void> {}
 }
 
-const texts = (t: ModelTask) => ('texts' in t ? t.texts : []);
+const parts = (t: ModelTask) => (t.op === 'infer' ? t.parts : []);
+const reply = (...p: PartReply[]): ModelReply => ({ ok: true, parts: p });
 const later = () => Date.now() + 60_000;
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -28,28 +29,40 @@ describe('ModelDispatcher', () => {
     expect(d.queueDepth).toBe(2);
     for (const expected of ['a', 'b', 'c']) {
       const t = runner.tasks.at(-1)!;
-      expect(texts(t.task)).toEqual([expected]);
-      t.finish({ ok: true, scores: [expected.charCodeAt(0)] });
+      expect(parts(t.task)).toEqual([{ op: 'classify', model: 'm', texts: [expected] }]);
+      t.finish(reply({ ok: true, scores: [expected.charCodeAt(0)] }));
       await tick();
     }
     expect(await Promise.all([a, b, c])).toEqual([[97], [98], [99]]);
   });
 
-  it('micro-batches waiting requests for the same model and splits the results back', async () => {
+  it('micro-batches waiting requests into one task, one part per model, and splits the results back', async () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 8 });
     const first = d.classify('m', ['x'], later());
     const p1 = d.classify('m', ['a', 'b'], later());
     const other = d.entities('ner', ['n'], later());
     const p2 = d.classify('m', ['c'], later());
-    runner.tasks[0]!.finish({ ok: true, scores: [0] });
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
     await tick();
-    expect(runner.tasks[1]!.task).toEqual({ op: 'classify', model: 'm', texts: ['a', 'b', 'c'] });
-    runner.tasks[1]!.finish({ ok: true, scores: [1, 2, 3] });
-    await tick();
-    expect(runner.tasks[2]!.task).toEqual({ op: 'entities', model: 'ner', texts: ['n'] });
-    runner.tasks[2]!.finish({ ok: true, entities: [[]] });
+    expect(parts(runner.tasks[1]!.task)).toEqual([
+      { op: 'classify', model: 'm', texts: ['a', 'b', 'c'] },
+      { op: 'entities', model: 'ner', texts: ['n'] },
+    ]);
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [1, 2, 3] }, { ok: true, entities: [[]] }));
     expect(await Promise.all([first, p1, p2, other])).toEqual([[0], [1, 2], [3], [[]]]);
+    expect(runner.tasks).toHaveLength(2);
+  });
+
+  it('respects the text budget per task', async () => {
+    const runner = new ScriptedRunner(1);
+    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 2 });
+    void d.classify('m', ['busy'], later());
+    void d.classify('m', ['a', 'b'], later());
+    void d.classify('m', ['c'], later());
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
+    await tick();
+    expect(parts(runner.tasks[1]!.task)).toEqual([{ op: 'classify', model: 'm', texts: ['a', 'b'] }]);
   });
 
   it('refuses past maxQueue with a Retry-After hint', async () => {
@@ -68,26 +81,27 @@ describe('ModelDispatcher', () => {
     void d.classify('m', ['busy'], later());
     const late = d.classify('m', ['late'], Date.now() + 20);
     await expect(late).rejects.toBeInstanceOf(PoolDeadlineError);
-    runner.tasks[0]!.finish({ ok: true, scores: [0] });
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
     await tick();
     expect(runner.tasks).toHaveLength(1);
   });
 
-  it('turns a crashed worker or a model error into ModelUnavailableError, and keeps serving', async () => {
+  it('a crashed worker fails its whole task; a model error fails only its part; serving goes on', async () => {
     const runner = new ScriptedRunner(1);
-    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 1 });
+    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 8 });
     const crashed = d.classify('m', ['a'], later());
     runner.tasks[0]!.finish(new Error('worker exited'));
     await expect(crashed).rejects.toMatchObject({ name: 'ModelUnavailableError', reason: 'worker_crashed' });
-    const missing = d.classify('m', ['b'], later());
+    const blocker = d.classify('m', ['z'], later());
+    const missing = d.entities('gone', ['b'], later());
+    const fine = d.classify('m', ['c'], later());
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [0.1] }));
+    await blocker;
     await tick();
-    runner.tasks[1]!.finish({ ok: false, code: 'model_not_loaded', message: 'no model m' });
+    runner.tasks[2]!.finish(reply({ ok: false, code: 'model_not_loaded', message: 'no model gone' }, { ok: true, scores: [0.5] }));
     const err = await missing.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelUnavailableError);
     expect((err as ModelUnavailableError).reason).toBe('model_not_loaded');
-    const fine = d.classify('m', ['c'], later());
-    await tick();
-    runner.tasks[2]!.finish({ ok: true, scores: [0.5] });
     expect(await fine).toEqual([0.5]);
   });
 });

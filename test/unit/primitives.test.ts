@@ -63,3 +63,23 @@ describe('slugify', () => {
     expect(slugify(a)).toBe(b);
   });
 });
+
+describe('identifier minting', () => {
+  it('monotonic ids strictly increase, even when the clock repeats or steps back', async () => {
+    const { newId, isId } = await import('../../lib/ids.ts');
+    const t = Date.parse('2026-05-01T00:00:00Z');
+    const ids = [newId('scan', t), newId('scan', t), newId('scan', t - 5000), newId('scan', t + 1)];
+    for (const id of ids) expect(isId('scan', id)).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(4);
+  });
+  it('timed ids carry exactly their time, with a random part', async () => {
+    const { newTimedId } = await import('../../lib/ids.ts');
+    const { decodeTime } = await import('ulid');
+    const t = Date.parse('2026-04-02T03:04:05.678Z');
+    const a = newTimedId('scan', t);
+    const b = newTimedId('scan', t);
+    expect(decodeTime(a.slice(5))).toBe(t);
+    expect(a).not.toBe(b);
+  });
+});

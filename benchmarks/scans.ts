@@ -1,0 +1,134 @@
+/**
+ * `POST /v1/scans` under autocannon, next to a bare Express JSON echo measured in the same run.
+ *
+ *   npm run bench:scans -- [--connections 50] [--duration 10] [--body-chars 1000] [--tiers fast,accurate] [--json]
+ *
+ * Starts the real service (api/server.ts) as a child process against DATABASE_URL (default: the
+ * local server, database `cf_bench`, created fresh), mints an org and key, warms up, then runs the
+ * echo and each tier for the same duration and connection count with the same mix of bodies
+ * (60% benign, 20% injection, 20% PII). Writes benchmarks/results/scans-<timestamp>.json.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { buildKeyring } from '../lib/crypto.ts';
+import { systemClock } from '../lib/clock.ts';
+import { createApiKey } from '../services/api-keys.ts';
+import { createOrganization } from '../services/organizations.ts';
+import { LocalRevocationBus } from '../services/revocations.ts';
+import { createPool } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import { bodies } from './fixtures.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    connections: { type: 'string', default: '50' },
+    duration: { type: 'string', default: '10' },
+    'body-chars': { type: 'string', default: '1000' },
+    tiers: { type: 'string', default: 'fast,accurate' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const connections = Number(args.connections);
+const duration = Number(args.duration);
+const chars = Number(args['body-chars']);
+const tiers = args.tiers!.split(',');
+const root = path.resolve(import.meta.dirname, '..');
+const SECRET = 'benchmark-secret-key-0123456789abcdef';
+const say = (s: string) => args.json || process.stderr.write(`${s}\n`);
+
+async function freshDatabase(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS cf_bench WITH (FORCE)');
+  await admin.query('CREATE DATABASE cf_bench');
+  await admin.end();
+  return 'postgres://postgres@127.0.0.1:5432/cf_bench';
+}
+
+function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ child, port: Number(m[1]) });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${cmd.join(' ')} exited ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+function run(url: string, requests: string[], headers: Record<string, string>, secs: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      { url, method: 'POST', connections, duration: secs, headers: { 'content-type': 'application/json', ...headers }, requests: requests.map((body) => ({ body })) },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+    if (!args.json) autocannon.track(instance, { renderProgressBar: true, renderResultsTable: false, renderLatencyTable: false });
+  });
+}
+
+const summary = (r: autocannon.Result) => ({
+  req_per_s: Math.round(r.requests.average),
+  p50_ms: r.latency.p50,
+  p90_ms: r.latency.p90,
+  p99_ms: r.latency.p99,
+  max_ms: r.latency.max,
+  non_2xx: r.non2xx,
+  errors: r.errors,
+  timeouts: r.timeouts,
+});
+
+const databaseUrl = await freshDatabase();
+const db = createPool(databaseUrl, 2, () => undefined);
+await migrate(db);
+const keyring = buildKeyring(Buffer.from(SECRET, 'utf8'));
+const org = await createOrganization(db, systemClock, `Bench ${Date.now()}`);
+const { secret } = await createApiKey({ db, clock: systemClock, keyring, revocations: new LocalRevocationBus(), defaultTtlDays: 1 }, org.id, { name: 'bench', scopes: ['scans:write'], environment: 'test' }, { id: 'bench', requestId: null });
+await db.end();
+
+say('starting the service and the echo baseline…');
+const service = await start(['api/server.ts'], { DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_REQUESTS: '100000000', METRICS_ENABLED: 'true' }, /"port":(\d+)/);
+const echo = await start(['benchmarks/echo-server.ts'], { PORT: '0' }, /listening (\d+)/);
+const auth = { authorization: `Bearer ${secret}` };
+
+const results: Record<string, ReturnType<typeof summary>> = {};
+try {
+  say('warming up (3 s each)…');
+  await run(`http://127.0.0.1:${echo.port}/echo`, bodies(chars), {}, 3);
+  for (const tier of tiers) await run(`http://127.0.0.1:${service.port}/v1/scans`, bodies(chars, 'user_message', tier), auth, 3);
+  say(`echo: ${connections} connections, ${duration} s`);
+  results.echo = summary(await run(`http://127.0.0.1:${echo.port}/echo`, bodies(chars), {}, duration));
+  for (const tier of tiers) {
+    say(`scans tier=${tier}: ${connections} connections, ${duration} s`);
+    results[`scans_${tier}`] = summary(await run(`http://127.0.0.1:${service.port}/v1/scans`, bodies(chars, 'user_message', tier), auth, duration));
+  }
+} finally {
+  service.child.kill('SIGTERM');
+  echo.child.kill('SIGTERM');
+}
+
+const report = {
+  when: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+  settings: { connections, duration_s: duration, body_chars: chars, mix: '60% benign, 20% injection, 20% PII' },
+  results,
+  ratios: Object.fromEntries(tiers.map((t) => [`scans_${t}_vs_echo`, Math.round((results[`scans_${t}`]!.req_per_s / results.echo!.req_per_s) * 1000) / 1000])),
+};
+mkdirSync(path.join(root, 'benchmarks/results'), { recursive: true });
+const file = path.join(root, 'benchmarks/results', `scans-${report.when.replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+else {
+  console.table(results);
+  console.log('ratios', report.ratios, '\nwritten', path.relative(root, file));
+}
+process.exit(0);

@@ -1,0 +1,66 @@
+/**
+ * In-process latency of the serving path (one core): `node --import tsx models/bench.ts`.
+ * Uses generated text (no datasets needed). Reports min and median over repeated runs.
+ */
+import { injectionHardNegativesEval } from './data/hard-negatives.ts';
+import { piiSynthEval } from './data/pii-synth.ts';
+import { syntheticInjections } from './data/synthetic-injections.ts';
+import { TextFeaturizer, type TextFeaturizerConfig } from './features.ts';
+import { loadLinearModel, loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from './runtime.ts';
+
+const pool = [...injectionHardNegativesEval(400, 1).map((h) => h.text), ...syntheticInjections(200, 2), ...piiSynthEval(300, 3).map((s) => s.text)];
+/** Flat strings of exactly `size` characters built from the pool. */
+function texts(count: number, size: number): string[] {
+  const all = pool.join(' ');
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) {
+    const start = (i * 7919) % Math.max(1, all.length - size);
+    out.push(Buffer.from(all.slice(start, start + size)).toString());
+  }
+  return out;
+}
+
+function stats(samples: number[]): { min: number; median: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  return { min: s[0] as number, median: s[Math.floor(s.length / 2)] as number };
+}
+
+async function timeIt(fn: () => unknown | Promise<unknown>, reps: number, warm = 20): Promise<{ min: number; median: number }> {
+  for (let i = 0; i < warm; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return stats(samples);
+}
+
+const fmt = (x: { min: number; median: number }, unit: 'us' | 'ms', div = 1): string =>
+  unit === 'us' ? `min ${((x.min * 1000) / div).toFixed(1)} µs, median ${((x.median * 1000) / div).toFixed(1)} µs` : `min ${(x.min / div).toFixed(3)} ms, median ${(x.median / div).toFixed(3)} ms`;
+
+const t2000 = texts(200, 2000);
+const t1000 = texts(64, 1000);
+
+const fast = loadLinearModel(modelEntry('pi-fast'));
+const feat = new TextFeaturizer(modelEntry('pi-fast').featurizer as unknown as TextFeaturizerConfig);
+console.log(`featurize 2,000 chars:      ${fmt(await timeIt(() => t2000.forEach((t) => feat.hashes(t)), 50), 'us', t2000.length)}`);
+console.log(`pi-fast score 2,000 chars:  ${fmt(await timeIt(() => t2000.forEach((t) => fast.score(t)), 50), 'us', t2000.length)}`);
+
+for (const id of ['pi-accurate', 'toxicity']) {
+  const clf = await loadOnnxClassifier(modelEntry(id));
+  let k = 0;
+  const single = await timeIt(() => clf.scoreBatch([t1000[k++ % t1000.length] as string]), 200);
+  let b = 0;
+  const batch = await timeIt(() => {
+    const start = (b++ % 4) * 16;
+    return clf.scoreBatch(t1000.slice(start, start + 16));
+  }, 60);
+  console.log(`${id.padEnd(11)} 1 x 1,000 chars: ${fmt(single, 'ms')}; batch 16 x 1,000 chars: ${fmt(batch, 'ms')}`);
+}
+
+const ner = await loadOnnxTokenClassifier(modelEntry('pii-ner'));
+let j = 0;
+console.log(`pii-ner 1,000 chars:        ${fmt(await timeIt(() => ner.entitiesBatch([t1000[j++ % t1000.length] as string]), 200), 'ms')}`);
+const nb = await timeIt(() => ner.entitiesBatch(t1000.slice(0, 16)), 40);
+console.log(`pii-ner 16 x 1,000 chars:   ${fmt(nb, 'ms')}`);

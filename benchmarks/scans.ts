@@ -11,6 +11,7 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -51,13 +52,32 @@ async function freshDatabase(): Promise<string> {
   return 'postgres://postgres@127.0.0.1:5432/cf_bench';
 }
 
-function start(cmd: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a child; ready when `ready` matches its output, or when `port` answers /healthz. */
+function start(cmd: string[], env: Record<string, string>, ready: RegExp | null, port?: number): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    if (port !== undefined) {
+      const poll = setInterval(() => {
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok && (clearInterval(poll), resolve({ child, port })),
+          () => undefined,
+        );
+      }, 200);
+      child.on('exit', () => clearInterval(poll));
+    }
     const onData = (d: Buffer) => {
       out += d.toString();
-      const m = ready.exec(out);
+      const m = ready?.exec(out);
       if (m) resolve({ child, port: Number(m[1]) });
     };
     child.stdout!.on('data', onData);
@@ -96,7 +116,9 @@ const { secret } = await createApiKey({ db, clock: systemClock, keyring, revocat
 await db.end();
 
 say('starting the service and the echo baseline…');
-const service = await start(['api/server.ts'], { DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_REQUESTS: '100000000', METRICS_ENABLED: 'true' }, /"port":(\d+)/);
+// LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the scan path's cost.
+const servicePort = await freePort();
+const service = await start(['api/server.ts'], { DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000', METRICS_ENABLED: 'true' }, null, servicePort);
 const echo = await start(['benchmarks/echo-server.ts'], { PORT: '0' }, /listening (\d+)/);
 const auth = { authorization: `Bearer ${secret}` };
 

@@ -22,6 +22,12 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses open metrics in saas mode (they span every organization)', () => {
+    expect(() => loadConfig({ DEPLOYMENT_MODE: 'saas' })).toThrow(/METRICS_TOKEN/);
+    expect(loadConfig({ DEPLOYMENT_MODE: 'saas', METRICS_ENABLED: 'false' }).DEPLOYMENT_MODE).toBe('saas');
+    expect(loadConfig({ DEPLOYMENT_MODE: 'saas', METRICS_TOKEN: 'a-long-metrics-token' }).METRICS_TOKEN).toBe('a-long-metrics-token');
+  });
+
   it('caps the auth cache at 1 s without Redis, and lengthens it with Redis', () => {
     expect(() => loadConfig({ AUTH_CACHE_TTL_MS: '5000' })).toThrow(ConfigError);
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).AUTH_CACHE_TTL_MS).toBe(30_000);

@@ -60,14 +60,15 @@ export class ScanEngine {
     };
     const detectorInput = { text, surface: input.surface, tier: input.tier, deadlineAt: opts.deadlineAt };
     const pending: Promise<void>[] = [];
-    // Pool-backed detectors first, so their inference overlaps the in-process work below.
-    const sync: number[] = [];
+    // Every detect() is called before any result is reported, so pool requests are queued (and
+    // their inference overlaps the in-process detectors) before the first streaming event is written.
+    const ready: [number, DetectorResult][] = [];
     detectors.forEach((d, i) => {
       const out = d.detect(detectorInput);
       if (out instanceof Promise) pending.push(out.then((r) => finish(i, r)));
-      else sync.push(i), (runs[i] = { result: out, ms: 0 });
+      else ready.push([i, out]);
     });
-    for (const i of sync) finish(i, runs[i]!.result);
+    for (const [i, result] of ready) finish(i, result);
     const settled = await Promise.allSettled(pending);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;

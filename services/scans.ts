@@ -2,12 +2,12 @@
  * Scans: run the engine on a validated request, store the result through the group-commit writer,
  * and read stored scans back. Routes call these; nothing here knows about HTTP.
  */
-import { createHash } from 'node:crypto';
 import type { Metrics } from '../api/metrics.ts';
 import type { CreateScanBody, ListScansQuery } from '../api/routes/scans/schema.ts';
 import { renderToolset } from '../engine/content.ts';
 import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
 import type { Clock } from '../lib/clock.ts';
+import { sha256Hex } from '../lib/crypto.ts';
 import { Errors } from '../lib/errors.ts';
 import { newTimedId } from '../lib/ids.ts';
 import { PoolDeadlineError, PoolOverloadedError } from '../workers/dispatcher.ts';
@@ -49,7 +49,7 @@ function withoutNul<T>(value: T): T {
 
 /** SHA-256 of an end-user id, lowercase hex: the only form in which it is stored. */
 export function hashEndUserId(id: string): string {
-  return createHash('sha256').update(id, 'utf8').digest('hex');
+  return sha256Hex(id);
 }
 
 /**

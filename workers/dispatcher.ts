@@ -101,11 +101,7 @@ export class ModelDispatcher {
    * them once. Returns the model ids loaded (per thread, deduplicated).
    */
   async warmup(timeoutMs: number): Promise<string[]> {
-    const barrier = new SharedArrayBuffer(4);
-    const threads = this.runner.threads;
-    const replies = await Promise.all(
-      Array.from({ length: threads }, () => this.runner.run({ op: 'warmup', barrier, threads, timeoutMs })),
-    );
+    const replies = await this.onEveryThread('warmup', timeoutMs);
     const loaded = new Set<string>();
     for (const r of replies) {
       if (!r.ok) throw new Error(`worker warm-up failed: ${r.message}`);
@@ -122,10 +118,15 @@ export class ModelDispatcher {
     this.closed = true;
     for (const p of this.queue.splice(0)) this.settle(p, new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
     while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    await this.onEveryThread('release', 10_000).catch(() => undefined);
+    await this.runner.destroy();
+  }
+
+  /** One task per thread at once: the shared barrier holds each task until every thread has one. */
+  private onEveryThread(op: 'warmup' | 'release', timeoutMs: number): Promise<ModelReply[]> {
     const barrier = new SharedArrayBuffer(4);
     const threads = this.runner.threads;
-    await Promise.all(Array.from({ length: threads }, () => this.runner.run({ op: 'release', barrier, threads, timeoutMs: 10_000 }).catch(() => undefined)));
-    await this.runner.destroy();
+    return Promise.all(Array.from({ length: threads }, () => this.runner.run({ op, barrier, threads, timeoutMs })));
   }
 
   private enqueue(op: Op, model: string, texts: string[], deadlineAt: number): Promise<Result> {

@@ -11,6 +11,9 @@ import {
 import { injectionHardNegativesEval, injectionHardNegativesTrain, type HardNegative } from '../data/hard-negatives.ts';
 import { mulberry32, pick } from '../prng.ts';
 import { syntheticInjections } from '../data/synthetic-injections.ts';
+import { translatedEval, translatedTrain } from '../data/multilingual.ts';
+import { leetspeak } from '../data/obfuscate.ts';
+import { normalize } from '../../engine/normalize.ts';
 import type { Example } from './common.ts';
 
 export interface InjectionData {
@@ -19,7 +22,19 @@ export interface InjectionData {
   hardEval: HardNegative[];
   files: string[];
   dataSha256: string;
-  stats: { trainRows: number; valRows: number; droppedDuplicates: number; hardTrain: number; hardEval: number; insertedPayloads: number; syntheticInjections: number };
+  stats: {
+    trainRows: number;
+    valRows: number;
+    droppedDuplicates: number;
+    hardTrain: number;
+    hardEval: number;
+    insertedPayloads: number;
+    syntheticInjections: number;
+    leetspeakPositives: number;
+    translatedTrain: number;
+    translatedEval: number;
+    lengthMatchedNegatives: number;
+  };
 }
 
 const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -53,12 +68,39 @@ export function loadInjectionData(log: (m: string) => void): InjectionData {
   const synthetic = syntheticInjections(3000, 555);
   const standalone = synthetic.slice(0, 1500);
   for (const t of standalone) train.push({ text: t, label: 1, family: 'generated/synthetic-injections' });
+  // leetspeak copies of a fifth of the generated sentences (the engine does not undo leetspeak)
+  const leetRng = mulberry32(888);
+  const leet = standalone.filter((_, i) => i % 5 === 0).map((t) => leetspeak(t, leetRng));
+  for (const t of leet) train.push({ text: t, label: 1, family: 'generated/leetspeak-injections' });
   const inserted = insertedPayloads(train, synthetic.slice(1500), 2500, 777);
   for (const e of inserted) train.push(e);
   const hardTrain = injectionHardNegativesTrain();
   for (const h of hardTrain) train.push({ text: h.text, label: 0, family: 'generated/hard-negatives' });
+  const translated = translatedTrain();
+  for (const t of translated) train.push({ text: t.text, label: t.label, family: 'generated/translated' });
+  const lengthMatched = lengthMatchedNegatives(train, 1200, 999);
+  for (const e of lengthMatched) train.push(e);
+  // held-out translated phrasing (EVAL templates), both classes
+  const translatedHeld = translatedEval();
+  for (const t of translatedHeld) val.push({ text: t.text, label: t.label, family: 'generated/translated-eval' });
   const hardEval = injectionHardNegativesEval();
-  const stats = { trainRows: train.length, valRows: val.length, droppedDuplicates: dropped, hardTrain: hardTrain.length, hardEval: hardEval.length, insertedPayloads: inserted.length, syntheticInjections: standalone.length };
+  // the model reads what the engine reads: normalised text (NFKC, invisible characters removed, homoglyphs folded)
+  for (const e of train) e.text = normalize(e.text).text;
+  for (const e of val) e.text = normalize(e.text).text;
+  for (const h of hardEval) h.text = normalize(h.text).text;
+  const stats = {
+    trainRows: train.length,
+    valRows: val.length,
+    droppedDuplicates: dropped,
+    hardTrain: hardTrain.length,
+    hardEval: hardEval.length,
+    insertedPayloads: inserted.length,
+    syntheticInjections: standalone.length,
+    leetspeakPositives: leet.length,
+    translatedTrain: translated.length,
+    translatedEval: translatedHeld.length,
+    lengthMatchedNegatives: lengthMatched.length,
+  };
   log(`injection data: ${JSON.stringify(stats)}; val pos ${val.filter((e) => e.label === 1).length} neg ${val.filter((e) => e.label === 0).length}`);
   return { train, val, hardEval, files, dataSha256: datasetHash(files), stats };
 }
@@ -99,6 +141,29 @@ export function insertedPayloads(train: Example[], generated: string[], count: n
       text = carrier.slice(0, cut) + sep + payload + sep + carrier.slice(cut);
     }
     out.push({ text, label: 1, family: 'generated/inserted-payloads' });
+  }
+  return out;
+}
+
+/**
+ * Length-matched negatives: injection positives are much longer than negatives in the shared data
+ * (median 664 vs 220 chars), so length alone would separate them. These benign texts take their
+ * target length from the positives' length distribution and are built by joining benign training
+ * texts (several questions in one message, a document of several sections).
+ */
+export function lengthMatchedNegatives(train: Example[], count: number, seed: number): Example[] {
+  const rng = mulberry32(seed);
+  const posLengths = train.filter((e) => e.label === 1 && !e.family.startsWith('generated/')).map((e) => Math.min(e.text.length, 4000));
+  const benign = train.filter((e) => e.label === 0 && !e.family.startsWith('generated/') && e.text.length < 1500).map((e) => e.text.trim());
+  if (posLengths.length === 0 || benign.length < 10) return [];
+  const seps = ['\n\n', '\n', ' ', '\n\n---\n\n'];
+  const out: Example[] = [];
+  for (let i = 0; i < count; i++) {
+    const target = pick(posLengths, rng);
+    const sep = pick(seps, rng);
+    let text = pick(benign, rng);
+    for (let guard = 0; text.length < target && guard < 12; guard++) text += sep + pick(benign, rng);
+    out.push({ text, label: 0, family: 'generated/length-matched-negatives' });
   }
   return out;
 }

@@ -16,10 +16,10 @@ export const EMAIL_RE =
  * Shape rules (US, UK/EU, context) are applied by the recognizer.
  */
 export const PHONE_RE =
-  /(?<![\w+@./-])(?:\+[1-9]\d{6,14}|(?:\+[1-9]\d{0,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?\d{1,8}(?:[ .-]\d{1,6}){0,5}|\d{1,6}(?:[ .-]\d{1,6}){1,6}))(?![\w/@]|[.-]\d)/g;
+  /(?<![\w+@./-])(?:\+[1-9]\d{6,14}|(?:\+[1-9]\d{0,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?\d{1,8}(?:[ .-]\d{1,6}){0,5}|\d{1,6}(?:[ .-]\d{1,8}){1,6}))(?![\w/@]|[.-]\d)/g;
 
-/** 13–19 digits, each optionally followed by one space or dash. */
-export const CARD_RE = /(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-]|[ ]\d)/g;
+/** 12–19 digits (Maestro starts at 12), each optionally followed by one space or dash. */
+export const CARD_RE = /(?<![\w-])\d(?:[ -]?\d){11,18}(?![\w-]|[ ]\d)/g;
 
 /** Country, check digits, then 4-character groups (optionally space-separated) and a short tail. */
 export const IBAN_RE = /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?(?![A-Za-z0-9])/g;
@@ -99,7 +99,9 @@ export function cardNetwork(digits: string): string | null {
   if (((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) && n === 16) return 'mastercard';
   if ((p2 === 34 || p2 === 37) && n === 15) return 'amex';
   if ((p4 === 6011 || p2 === 65 || (p3 >= 644 && p3 <= 649)) && n >= 16) return 'discover';
-  if (p4 >= 3528 && p4 <= 3589 && n >= 16) return 'jcb';
+  if ((p2 === 35 && n >= 16) || ((p4 === 2131 || p4 === 1800) && n === 15)) return 'jcb';
+  if (p2 === 62 && n >= 16) return 'unionpay';
+  if ((p4 === 5018 || p4 === 5020 || p4 === 5038 || p4 === 6304 || p4 === 6759 || (p4 >= 6761 && p4 <= 6763) || (p2 >= 56 && p2 <= 58) || p3 === 639) && n >= 12) return 'maestro';
   if (((p3 >= 300 && p3 <= 305) || p2 === 36 || p2 === 38) && n >= 14) return 'diners';
   return null;
 }

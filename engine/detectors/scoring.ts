@@ -17,8 +17,15 @@ export interface Window {
 /** Overlap between model windows: long enough to hold a whole injected instruction. */
 export const CHUNK_OVERLAP = 200;
 
+/**
+ * The model windows of a text: overlapping chunks of the normalised text, then chunks of each decoded
+ * view. An encoded run that has a decoded view is blanked (same length, so offsets hold) in the main
+ * text: the model reads what it says in the view, not the run's letters — a long base64 or hex blob
+ * by itself is not evidence of an attack (tool results and logs are full of them).
+ */
 export function windowsOf(input: DetectorInput, maxChars: number, views: readonly TextView[] = []): Window[] {
-  const text = input.text.text;
+  let text = input.text.text;
+  for (const v of views) text = text.slice(0, v.start) + ' '.repeat(v.end - v.start) + text.slice(v.end);
   const out: Window[] = chunkRanges(text, maxChars, Math.min(CHUNK_OVERLAP, Math.floor(maxChars / 4))).map((c) => ({
     text: text.slice(c.start, c.end),
     start: c.start,

@@ -10,10 +10,10 @@ import { trainLogistic } from './trainers.ts';
 import { INJECTION_HELDOUT_FAMILIES } from '../data/datasets.ts';
 
 const ID = 'pi-fast';
-const VERSION = '0.1.0';
+const VERSION = '0.2.0';
 const SEED = 1337;
 const BITS = Number(process.env.PI_FAST_BITS ?? 16);
-const MAX_CHARS = Number(process.env.PI_MAX_CHARS ?? 2000);
+const MAX_CHARS = Number(process.env.PI_MAX_CHARS ?? 1000);
 const EPOCHS = Number(process.env.PI_FAST_EPOCHS ?? 8);
 
 const log = makeLogger(ID);
@@ -64,7 +64,7 @@ upsertManifestEntry({
   ...entry,
   thresholds: report.thresholds,
   metrics: {
-    validation: 'held-out source families + generated hard negatives from held-out templates; scores are max over 2,000-char chunks',
+    validation: `held-out source families, translated EVAL templates and generated hard negatives from held-out templates; scores are max over ${MAX_CHARS}-char chunks`,
     heldout_families: INJECTION_HELDOUT_FAMILIES,
     overall: report.overall,
     overall_at_0_5: report.overall_at_0_5,
@@ -104,11 +104,16 @@ copied; sha256 over both files \`${data.dataSha256}\`), ${data.stats.trainRows} 
 (benign texts about ignoring warnings, system prompts, passwords, instructions, role-play and "act as"
 prompts, security discussions, overrides, e-mail corrections such as "please disregard my previous
 email", code, everyday questions), ${data.stats.syntheticInjections} template-generated injection sentences (overrides, fake
-system markers, prompt leaking, exfiltration links, persona jailbreaks) and ${data.stats.insertedPayloads} indirect-injection
-positives made by inserting short payloads into benign training texts.
+system markers, prompt leaking, exfiltration links, persona jailbreaks), ${data.stats.leetspeakPositives} leetspeak copies of them,
+${data.stats.insertedPayloads} indirect-injection positives made by inserting short payloads into benign training texts,
+${data.stats.translatedTrain} translated injections and benign requests in German, Spanish, French, Italian, Portuguese and
+Dutch (\`models/data/multilingual.ts\`, both classes in every language so language is not the signal) and
+${data.stats.lengthMatchedNegatives} length-matched benign texts (joined benign training texts whose lengths follow the
+positives' length distribution, against the "long means attack" shortcut). All text is normalised as the
+engine normalises it (NFKC, invisible characters removed, homoglyphs folded) before training.
 
 **Validation, held out by source family** (never trained on): ${INJECTION_HELDOUT_FAMILIES.map((f) => `\`${f}\``).join(', ')};
-plus ${data.stats.hardEval} generated hard negatives from EVAL templates (sentence patterns that never
+plus ${data.stats.translatedEval} translated rows from EVAL templates and ${data.stats.hardEval} generated hard negatives from EVAL templates (sentence patterns that never
 appear in training). Caveat: the hard-negative templates include benign "I want you to act as ..."
 prompts, the style of the held-out \`f/awesome-chatgpt-prompts\` family, so that family is not a fully
 independent test of role-play false positives.
@@ -128,7 +133,9 @@ the end of training).
 ## Known weaknesses
 - Bag of n-grams: no word order beyond bigrams, no understanding of intent; benign texts that *talk
   about* attacks with attack vocabulary, and quoted attacks, score high. Attacks paraphrased without
-  the usual vocabulary ("from now on you answer as ...", other languages, encodings) are missed.
+  the usual vocabulary ("from now on you answer as ...", languages other than the six generated
+  ones) are missed. Leetspeak is learned only from generated copies; base64/hex payloads are decoded
+  by the engine (decoded views), not by the model.
 - Long texts are diluted: an injected sentence inside a long benign document contributes ~1/sqrt(n),
   and benign content "votes against" it (a linear model cannot say "any injected sentence is enough"):
   garak latent injections and BIPIA e-mail attacks are mostly missed at the flag threshold. The engine

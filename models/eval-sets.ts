@@ -1,0 +1,68 @@
+/**
+ * `npm run eval:sets [-- --out DIR]` writes the held-out validation sets as JSONL for `npm run eval`
+ * (default DIR `models/.eval/`, gitignored: the files hold dataset text, which is never committed):
+ * - `injection.jsonl`: held-out injection families, translated EVAL templates, hard negatives (EVAL templates);
+ * - `injection-obfuscated.jsonl`: held-out positives and negatives (≤ 800 chars) each obfuscated one way
+ *   (leetspeak, homoglyphs, zero-width, base64, hex, mixed; benign rows get wrappers that do not ask to
+ *   follow the encoded text), `source` = `obfuscated/<kind>/<label>`;
+ * - `toxicity.jsonl`: held-out toxicity families and toxicity hard negatives (EVAL templates);
+ * - `pii.jsonl`: held-out pii sources (CoNLL testa, presidio held-out templates; labels outside the eval
+ *   set are not scored), faker NER sentences and structured-identifier sentences from EVAL templates.
+ * Every row: `{text, label | spans, source}`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { datasetsDir, parseSource, readJsonl, REPO_ROOT, TOXICITY_HELDOUT_FAMILIES, toxicityFamily, type LabeledRow, type PiiRow } from './data/datasets.ts';
+import { injectionHardNegativesEval, toxicityHardNegativesEval } from './data/hard-negatives.ts';
+import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
+import { piiStructuredEval } from './data/pii-structured.ts';
+import { piiSynthEval } from './data/pii-synth.ts';
+import { mulberry32 } from './prng.ts';
+import { loadInjectionData } from './train/injection-data.ts';
+
+const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(REPO_ROOT, 'models/.eval') } } });
+const out = path.resolve(values.out as string);
+mkdirSync(out, { recursive: true });
+const write = (name: string, rows: object[]) => {
+  writeFileSync(path.join(out, name), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  process.stderr.write(`${path.join(out, name)}: ${rows.length} rows\n`);
+};
+
+// prompt injection
+const inj = loadInjectionData(() => undefined);
+const injectionRows = [
+  ...inj.val.map((e) => ({ text: e.text, label: e.label, source: e.family })),
+  ...injectionHardNegativesEval().map((h) => ({ text: h.text, label: 0, source: `generated/hard-negatives-eval#${h.category}` })),
+];
+write('injection.jsonl', injectionRows);
+
+const rng = mulberry32(31337);
+const obfuscated: { text: string; label: number; source: string }[] = [];
+let k = 0;
+for (const e of inj.val) {
+  if (e.text.length > 800) continue;
+  const kind = OBFUSCATIONS[k++ % OBFUSCATIONS.length]!;
+  obfuscated.push({ text: obfuscate(e.text, kind, rng, e.label === 0), label: e.label, source: `obfuscated/${kind}/${e.label === 1 ? 'positive' : 'negative'}` });
+}
+write('injection-obfuscated.jsonl', obfuscated);
+
+// toxicity
+const held = new Set(TOXICITY_HELDOUT_FAMILIES);
+const tox = readJsonl<LabeledRow>(path.join(datasetsDir(), 'toxicity.jsonl'))
+  .map((r) => ({ text: r.text, label: r.label === 1 ? 1 : 0, source: toxicityFamily(r.source) }))
+  .filter((r) => held.has(r.source));
+for (const h of toxicityHardNegativesEval()) tox.push({ text: h.text, label: 0, source: `generated/hard-negatives-eval#${h.category}` });
+write('toxicity.jsonl', tox);
+
+// pii
+const pii: { text: string; spans: { start: number; end: number; label: string }[]; source: string }[] = [];
+for (const r of readJsonl<PiiRow>(path.join(datasetsDir(), 'pii.jsonl'))) {
+  const { repo, path: p, fragment } = parseSource(r.source);
+  if (repo === 'synalp/NER' && p.endsWith('eng.testa')) pii.push({ text: r.text, spans: r.spans ?? [], source: 'conll2003:eng.testa' });
+  const m = /template_(\d+)/.exec(fragment);
+  if (repo === 'microsoft/presidio-research' && m && Number(m[1]) % 5 === 0) pii.push({ text: r.text, spans: r.spans ?? [], source: 'presidio-synth:heldout-templates' });
+}
+for (const s of piiSynthEval()) pii.push({ text: s.text, spans: s.spans, source: 'generated/faker-ner-eval-templates' });
+for (const s of piiStructuredEval()) pii.push({ text: s.text, spans: s.spans, source: 'generated/structured-eval-templates' });
+write('pii.jsonl', pii);

@@ -1,0 +1,165 @@
+/**
+ * `npm run eval -- --detector prompt_injection|toxicity|pii --tier fast|accurate|auto --input IN.jsonl --output OUT.jsonl`
+ *
+ * Scores every line of IN through the service's own scan path — normalisation, decoded views,
+ * chunking, the worker pool, the models and the manifest thresholds — and writes exactly one JSON
+ * line per input line, in order:
+ * - classifiers: `{"score": 0..1, "detected": score >= the detector's default flag threshold}`;
+ * - pii: `{"spans": [{"start", "end", "label"}]}`, character offsets into the original text.
+ * A line that is not a JSON object with a string `text` still gets its line (score 0 / no spans)
+ * with an `error` field, and a warning on stderr. When the input carries `label` (classifiers) or
+ * `spans` (pii), a metrics summary goes to stderr (overall and per `source`). Progress on stderr.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { once } from 'node:events';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { createMetrics } from '../api/metrics.ts';
+import type { Surface, Tier } from '../engine/detector.ts';
+import { SURFACES, TIERS } from '../engine/detector.ts';
+import { createLogger } from '../lib/logger.ts';
+import { startScanning } from '../services/scanning.ts';
+import { classifierSummary, piiSummary, toEvalLabel, type ClassifierRow, type PiiEvalRow, type Span } from './eval-metrics.ts';
+
+const DETECTORS = ['prompt_injection', 'toxicity', 'pii'] as const;
+type EvalDetector = (typeof DETECTORS)[number];
+
+const USAGE = 'usage: npm run eval -- --detector prompt_injection|toxicity|pii --tier fast|accurate|auto --input IN.jsonl --output OUT.jsonl [--surface user_message] [--concurrency 64] [--threads N]';
+
+function fail(msg: string): never {
+  process.stderr.write(`${msg}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    detector: { type: 'string' },
+    tier: { type: 'string', default: 'accurate' },
+    input: { type: 'string' },
+    output: { type: 'string' },
+    surface: { type: 'string', default: 'user_message' },
+    concurrency: { type: 'string', default: '64' },
+    threads: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+const detector = values.detector as EvalDetector;
+if (!DETECTORS.includes(detector)) fail(`--detector must be one of ${DETECTORS.join(', ')}`);
+const tier = values.tier as Tier;
+if (!(TIERS as readonly string[]).includes(tier)) fail(`--tier must be one of ${TIERS.join(', ')}`);
+const surface = values.surface as Surface;
+if (!(SURFACES as readonly string[]).includes(surface)) fail(`--surface must be one of ${SURFACES.join(', ')}`);
+if (!values.input || !values.output) fail('--input and --output are required');
+const concurrency = Number(values.concurrency);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 4096) fail('--concurrency must be an integer in 1..4096');
+const threads = values.threads === undefined ? Number(process.env.WORKER_THREADS ?? availableParallelism()) : Number(values.threads);
+if (!Number.isInteger(threads) || threads < 0 || threads > 64) fail('--threads must be an integer in 0..64');
+
+const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+const scanning = await startScanning(
+  { WORKER_THREADS: threads, POOL_QUEUE_MAX: Math.max(4096, concurrency * 4), POOL_MAX_BATCH: 32, MODELS_DIR: process.env.MODELS_DIR },
+  createMetrics(false),
+  logger,
+);
+const flagAbove = scanning.engine.registry.get(detector)?.thresholds?.flag_above;
+if (detector !== 'pii' && flagAbove === undefined) fail(`detector ${detector} has no default thresholds`);
+
+interface Parsed {
+  text: string | null;
+  error?: string;
+  row: Record<string, unknown> | null;
+}
+
+function parseLine(line: string): Parsed {
+  let row: unknown;
+  try {
+    row = JSON.parse(line);
+  } catch {
+    return { text: null, error: 'not JSON', row: null };
+  }
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) return { text: null, error: 'not a JSON object', row: null };
+  const r = row as Record<string, unknown>;
+  if (typeof r.text !== 'string') return { text: null, error: 'no string "text" field', row: r };
+  return { text: r.text, row: r };
+}
+
+type Out = { score: number; detected: boolean; error?: string } | { spans: Span[]; error?: string };
+
+async function score(p: Parsed): Promise<Out> {
+  if (p.text === null) return detector === 'pii' ? { spans: [], error: p.error } : { score: 0, detected: false, error: p.error };
+  const outcome = await scanning.engine.scan({ surface, text: p.text.replace(/\u0000/g, '\uFFFD'), tier, detectors: [detector] }, { deadlineAt: Date.now() + 600_000 });
+  const result = outcome.runs[0]?.result;
+  if (detector === 'pii') {
+    const spans: Span[] = [];
+    for (const item of result?.items ?? []) {
+      const label = toEvalLabel(item.label);
+      if (label) spans.push({ start: item.span[0], end: item.span[1], label });
+    }
+    return { spans };
+  }
+  const s = result?.score ?? 0;
+  return { score: Math.round(s * 1e6) / 1e6, detected: s >= (result?.thresholds?.flag_above ?? (flagAbove as number)) };
+}
+
+const started = Date.now();
+const input = readline.createInterface({ input: createReadStream(values.input), crlfDelay: Infinity });
+const output = createWriteStream(values.output);
+const classifierRows: ClassifierRow[] = [];
+const piiRows: PiiEvalRow[] = [];
+let done = 0;
+let lastProgress = 0;
+let errors = 0;
+
+// Results are written in input order; at most `concurrency` scans are in flight.
+const pending: Promise<{ parsed: Parsed; out: Out }>[] = [];
+async function drainOne(): Promise<void> {
+  const { parsed, out } = await (pending.shift() as Promise<{ parsed: Parsed; out: Out }>);
+  if (!output.write(`${JSON.stringify(out)}\n`)) await once(output, 'drain');
+  if (out.error) {
+    errors++;
+    if (errors <= 20) process.stderr.write(`line ${done + 1}: ${out.error}\n`);
+  }
+  collect(parsed, out);
+  done++;
+  const now = Date.now();
+  if (!values.quiet && now - lastProgress > 1000) {
+    lastProgress = now;
+    const rate = done / Math.max(0.001, (now - started) / 1000);
+    process.stderr.write(`\r${done} rows, ${rate.toFixed(0)} rows/s`);
+  }
+}
+
+function collect(parsed: Parsed, out: Out): void {
+  const row = parsed.row;
+  if (!row || parsed.text === null) return;
+  const source = typeof row.source === 'string' ? row.source : undefined;
+  if ('score' in out && (row.label === 0 || row.label === 1 || typeof row.label === 'boolean')) {
+    classifierRows.push({ score: out.score, detected: out.detected, label: row.label === 1 || row.label === true ? 1 : 0, source });
+  }
+  if ('spans' in out && Array.isArray(row.spans)) {
+    const gold: Span[] = [];
+    for (const s of row.spans as unknown[]) {
+      const g = s as { start?: unknown; end?: unknown; label?: unknown };
+      if (typeof g?.start === 'number' && typeof g.end === 'number' && typeof g.label === 'string') gold.push({ start: g.start, end: g.end, label: g.label });
+    }
+    piiRows.push({ gold, predicted: out.spans, source });
+  }
+}
+
+for await (const line of input) {
+  const parsed: Parsed = line.trim() === '' ? { text: null, error: 'empty line', row: null } : parseLine(line);
+  pending.push(score(parsed).then((out) => ({ parsed, out })));
+  if (pending.length >= concurrency) await drainOne();
+}
+while (pending.length) await drainOne();
+output.end();
+await once(output, 'finish');
+await scanning.close();
+
+const seconds = (Date.now() - started) / 1000;
+process.stderr.write(`\r${done} rows in ${seconds.toFixed(1)} s (${(done / Math.max(seconds, 0.001)).toFixed(0)} rows/s), ${errors} invalid lines; wrote ${values.output}\n`);
+if (classifierRows.length) process.stderr.write(classifierSummary(classifierRows, detector, tier));
+if (piiRows.length) process.stderr.write(piiSummary(piiRows));

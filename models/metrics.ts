@@ -127,3 +127,30 @@ export function chooseThresholds(scores: ArrayLike<number>, labels: ArrayLike<nu
   const block = clamp(Math.max(level(policy.block), flag + 0.02), 0.4, 0.995);
   return { warn_above: r4(warn), flag_above: r4(flag), block_above: r4(block) };
 }
+
+/**
+ * Temperature τ (grid 0.5–8) minimising the log loss of sigmoid(logit(score) / τ) against the labels
+ * (scores clipped to [1e-6, 1 - 1e-6]): temperature scaling, a monotone recalibration.
+ */
+export function fitTemperature(scores: ArrayLike<number>, labels: ArrayLike<number>): number {
+  const logits = Array.from(scores, (s) => {
+    const p = Math.min(1 - 1e-6, Math.max(1e-6, s));
+    return Math.log(p / (1 - p));
+  });
+  let best = 1;
+  let bestLoss = Infinity;
+  for (let t = 0.5; t <= 8.0001; t += 0.05) {
+    let loss = 0;
+    for (let i = 0; i < logits.length; i++) {
+      const z = (logits[i] as number) / t;
+      // log(1 + e^-z) for y = 1, log(1 + e^z) for y = 0, computed stably
+      const m = (labels[i] as number) === 1 ? -z : z;
+      loss += m > 0 ? m + Math.log1p(Math.exp(-m)) : Math.log1p(Math.exp(m));
+    }
+    if (loss < bestLoss) {
+      bestLoss = loss;
+      best = t;
+    }
+  }
+  return Math.round(best * 100) / 100;
+}

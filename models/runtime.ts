@@ -2,11 +2,13 @@
  * Serving the detection models listed in `models/manifest.json`.
  *
  * - `js-linear` (pi-fast): hashed-feature logistic regression, scored in-process in pure TS.
- * - `onnx` text classifiers (pi-accurate, toxicity) and the token classifier (pii-ner): embedding-bag
- *   MLPs run by onnxruntime-node, one InferenceSession each (1 intra-op / 1 inter-op thread: the
- *   engine parallelises across worker threads, not inside a session).
+ * - `onnx` text classifiers and the token classifier (pii-ner), run by onnxruntime-node, one
+ *   InferenceSession each (1 intra-op / 1 inter-op thread: the engine parallelises across worker
+ *   threads, not inside a session). The featurizer type picks the input side: `hashed-text-v1`
+ *   (toxicity: embedding-bag MLP over hashed n-grams) or `wordpiece-v1` (pi-accurate: subword ids
+ *   into a small transformer encoder, tokenizer file listed in the entry).
  *
- * Every loader checks the file's sha256 against the manifest before using it.
+ * Every loader checks the sha256 of the model file (and of the tokenizer file) against the manifest.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import {
   type Token,
   type TokenFeaturizerConfig,
 } from './features.ts';
+import { tokenRows, WordPieceTokenizer, type WordPieceConfig } from './wordpiece.ts';
 
 export interface ModelEntry {
   id: string;
@@ -32,6 +35,8 @@ export interface ModelEntry {
   featurizer: Record<string, unknown>;
   labels: string[];
   max_chars: number;
+  /** Subword vocabulary file of `wordpiece-v1` models, hash-checked like the model file. */
+  tokenizer?: { file: string; sha256: string };
   thresholds?: { warn_above: number; flag_above: number; block_above: number };
   metrics?: Record<string, unknown>;
 }
@@ -58,13 +63,13 @@ export class ModelIntegrityError extends Error {
   }
 }
 
-/** Reads the model file and checks its sha256 against the manifest entry. */
-function readVerified(entry: ModelEntry, dir: string): Buffer {
-  const file = path.resolve(dir, entry.file);
+/** Reads the model file (or another file of the entry) and checks its sha256 against the manifest entry. */
+function readVerified(entry: ModelEntry, dir: string, asset: { file: string; sha256: string } = entry): Buffer {
+  const file = path.resolve(dir, asset.file);
   const bytes = readFileSync(file);
   const got = createHash('sha256').update(bytes).digest('hex');
-  if (got !== entry.sha256) {
-    throw new ModelIntegrityError(`model "${entry.id}": sha256 of ${file} is ${got}, manifest says ${entry.sha256}`);
+  if (got !== asset.sha256) {
+    throw new ModelIntegrityError(`model "${entry.id}": sha256 of ${file} is ${got}, manifest says ${asset.sha256}`);
   }
   return bytes;
 }
@@ -169,6 +174,7 @@ export interface TextClassifier {
 
 export async function loadOnnxClassifier(entry: ModelEntry, dir: string = MODELS_DIR): Promise<TextClassifier> {
   expect(entry, 'text-classification', 'onnx');
+  if (entry.featurizer.type === 'wordpiece-v1') return loadTransformerClassifier(entry, dir);
   const { ort, session } = await createSession(entry, dir);
   const featurizer = new TextFeaturizer(entry.featurizer as unknown as TextFeaturizerConfig);
   const outName = session.outputNames[0] ?? 'scores';
@@ -200,6 +206,58 @@ export async function loadOnnxClassifier(entry: ModelEntry, dir: string = MODELS
       const data = out[outName]?.data as Float32Array;
       rows.forEach((r, k) => {
         scores[r.i] = data[k] as number;
+      });
+      return scores;
+    },
+  };
+}
+
+/** Featurizer parameters of a `wordpiece-v1` entry. */
+export interface WordPieceFeaturizer {
+  type: 'wordpiece-v1';
+  max_tokens: number;
+  row_overlap_tokens: number;
+}
+
+/** Loads a `wordpiece-v1` tokenizer file, checking its sha256 against the entry. */
+export function loadTokenizer(entry: ModelEntry, dir: string = MODELS_DIR): WordPieceTokenizer {
+  if (!entry.tokenizer) throw new Error(`model "${entry.id}" has no tokenizer in the manifest`);
+  const bytes = readVerified(entry, dir, entry.tokenizer);
+  return new WordPieceTokenizer(JSON.parse(bytes.toString('utf8')) as WordPieceConfig);
+}
+
+/**
+ * Transformer text classifier: each text becomes rows of at most `max_tokens` subword ids (a text
+ * longer than that gets overlapping rows, so nothing goes unseen; its score is the max over its
+ * rows); all rows of the batch go in one run, padded with 0 to the longest row.
+ */
+async function loadTransformerClassifier(entry: ModelEntry, dir: string): Promise<TextClassifier> {
+  const f = entry.featurizer as unknown as WordPieceFeaturizer;
+  const tokenizer = loadTokenizer(entry, dir);
+  const { ort, session } = await createSession(entry, dir);
+  const outName = session.outputNames[0] ?? 'scores';
+  return {
+    entry,
+    release: () => session.release(),
+    async scoreBatch(texts: string[]): Promise<number[]> {
+      const scores = new Array<number>(texts.length).fill(0);
+      const owner: number[] = [];
+      const rows: number[][] = [];
+      let L = 0;
+      for (let i = 0; i < texts.length; i++) {
+        for (const r of tokenRows(tokenizer.encode(texts[i] as string), f.max_tokens, f.row_overlap_tokens)) {
+          rows.push(r);
+          owner.push(i);
+          if (r.length > L) L = r.length;
+        }
+      }
+      if (rows.length === 0) return scores;
+      const ids = new Int32Array(rows.length * L);
+      rows.forEach((r, k) => ids.set(r, k * L));
+      const out = await session.run({ input_ids: new ort.Tensor('int64', toInt64(ids), [rows.length, L]) });
+      const data = out[outName]?.data as Float32Array;
+      owner.forEach((i, k) => {
+        scores[i] = Math.max(scores[i] as number, data[k] as number);
       });
       return scores;
     },

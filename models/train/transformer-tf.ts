@@ -91,8 +91,13 @@ function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
   return x.sub(mean).div(variance.add(LN_EPS).sqrt()).mul(g).add(b);
 }
 
-/** Logits [N] for ids [N, T] (int32, 0 = padding). Call inside tf.tidy / variableGrads. */
-export function forwardLogits(c: TransformerConfig, vars: Vars, ids: tf.Tensor2D): tf.Tensor1D {
+/**
+ * Logits [N] for ids [N, T] (int32, 0 = padding). Call inside tf.tidy / variableGrads. `dropout`
+ * (training only): that rate on the embeddings and on each residual branch, seeded per call site.
+ */
+export function forwardLogits(c: TransformerConfig, vars: Vars, ids: tf.Tensor2D, dropout?: { rate: number; seed: number }): tf.Tensor1D {
+  let site = 0;
+  const drop = <R extends tf.Tensor>(t: R): R => (dropout && dropout.rate > 0 ? (tf.dropout(t, dropout.rate, undefined, dropout.seed * 16 + site++) as R) : t);
   const [N, T] = ids.shape;
   const D = c.d_model;
   const H = c.heads;
@@ -104,7 +109,7 @@ export function forwardLogits(c: TransformerConfig, vars: Vars, ids: tf.Tensor2D
   };
   const mask = ids.notEqual(0).toFloat(); // [N, T]
   const bias = tf.sub(1, mask).mul(MASK_NEG).reshape([N, 1, 1, T]);
-  let x = embed(v('tok_emb') as tf.Tensor2D, ids).add(v('pos_emb').slice([0, 0], [T, D])) as tf.Tensor3D;
+  let x = drop(embed(v('tok_emb') as tf.Tensor2D, ids).add(v('pos_emb').slice([0, 0], [T, D])) as tf.Tensor3D);
   const scale = 1 / Math.sqrt(dh);
   for (let i = 0; i < c.blocks; i++) {
     const p = (n: string): tf.Tensor => v(`b${i}.${n}`);
@@ -113,10 +118,10 @@ export function forwardLogits(c: TransformerConfig, vars: Vars, ids: tf.Tensor2D
     const [q, k, val] = tf.split(qkv, 3, 1) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
     const att = tf.softmax(tf.matMul(q.mul(scale) as tf.Tensor4D, k, false, true).add(bias), -1);
     const ctx = tf.matMul(att as tf.Tensor4D, val).transpose([0, 2, 1, 3]).reshape([N * T, D]);
-    x = x.add(linear(ctx, p('wo')).add(p('bo')).reshape([N, T, D]));
+    x = x.add(drop(linear(ctx, p('wo')).add(p('bo')).reshape([N, T, D])));
     const h2 = layerNorm(x, p('ln2.g'), p('ln2.b')).reshape([N * T, D]);
     const ff = linear(tf.relu(linear(h2, p('w1')).add(p('b1'))), p('w2')).add(p('b2'));
-    x = x.add(ff.reshape([N, T, D]));
+    x = x.add(drop(ff.reshape([N, T, D])));
   }
   const hf = layerNorm(x, v('ln_f.g'), v('ln_f.b'));
   const m3 = mask.reshape([N, T, 1]);

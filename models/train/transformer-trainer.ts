@@ -35,6 +35,8 @@ export interface TransformerTrainOptions {
   runKey: string;
   /** Stop (checkpointed) after this many steps of this invocation, at a macro-batch boundary; a re-run resumes. */
   stopAfter?: number;
+  /** Dropout rate during training (embeddings and residual branches); 0 or absent: none. */
+  dropout?: number;
   log: (m: string) => void;
 }
 
@@ -267,7 +269,7 @@ export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o
       (opt as unknown as { learningRate: number }).learningRate = lrAt(o, step);
       const ids = padBatch(b.map((x) => x.r));
       const y = tf.tensor1d(b.map((x) => x.y), 'float32');
-      const { value, grads } = tf.variableGrads(() => tf.losses.sigmoidCrossEntropy(y, forwardLogits(c, vars, ids)) as tf.Scalar);
+      const { value, grads } = tf.variableGrads(() => tf.losses.sigmoidCrossEntropy(y, forwardLogits(c, vars, ids, o.dropout ? { rate: o.dropout, seed: (o.seed + step) % 100_000_000 } : undefined)) as tf.Scalar);
       const clipped = tf.tidy(() => {
         const gs = Object.values(grads);
         const norm = tf.sqrt(tf.addN(gs.map((g) => tf.sum(tf.square(g)))));

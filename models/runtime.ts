@@ -37,6 +37,11 @@ export interface ModelEntry {
   max_chars: number;
   /** Subword vocabulary file of `wordpiece-v1` models, hash-checked like the model file. */
   tokenizer?: { file: string; sha256: string };
+  /**
+   * The detector's score is the mean of this model's score and model `with`'s score (each the max over
+   * its own windows); `thresholds` then apply to that mean.
+   */
+  combine?: { with: string; method: 'mean' };
   thresholds?: { warn_above: number; flag_above: number; block_above: number };
   metrics?: Record<string, unknown>;
 }

@@ -9,7 +9,7 @@ import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispa
 import type { Detector, DetectorInput, DetectorResult, Thresholds } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
-import { decodedViews } from '../views.ts';
+import { decodedViews, type TextView } from '../views.ts';
 import { best, itemFor, windowsOf, type Window } from './scoring.ts';
 
 const LABEL = 'prompt_injection';
@@ -30,10 +30,15 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   const accurate = deps.accurate;
   const defaultThresholds = accurate ? requireThresholds(accurate) : fastThresholds;
 
-  const runFast = (input: DetectorInput, windows: Window[], note?: string): DetectorResult => {
-    const scores = windows.map((w) => deps.fast.score(w.text));
-    return result(input, windows, scores, note ? `${fastSource};${note}` : fastSource, fastThresholds, note);
+  // The accurate model may be an ensemble with the fast one (manifest `combine`); it is then scored here too.
+  const combineWithFast = accurate?.combine?.with === fastEntry.id && accurate.combine.method === 'mean';
+  if (accurate?.combine && !combineWithFast) throw new Error(`model ${accurate.id}: unsupported combine ${JSON.stringify(accurate.combine)}`);
+  const scoreFast = (input: DetectorInput, views: TextView[]): [Window[], number[]] => {
+    const windows = windowsOf(input, fastEntry.max_chars, views);
+    return [windows, windows.map((w) => deps.fast.score(w.text))];
   };
+  const runFast = (input: DetectorInput, views: TextView[], note?: string): DetectorResult =>
+    finding(input, best(...scoreFast(input, views)), note ? `${fastSource};${note}` : fastSource, fastThresholds, note);
 
   return {
     name: 'prompt_injection',
@@ -46,27 +51,34 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     frameworks: frameworksFor('prompt_injection'),
     detect(input) {
       const views = decodedViews(input.text.text);
-      if (input.tier === 'fast') return runFast(input, windowsOf(input, fastEntry.max_chars, views));
+      if (input.tier === 'fast') return runFast(input, views);
       if (!accurate || !deps.dispatcher) {
         deps.onFallback?.('model_not_loaded');
-        return runFast(input, windowsOf(input, fastEntry.max_chars, views), `fallback_from=accurate;reason=model_not_loaded`);
+        return runFast(input, views, `fallback_from=accurate;reason=model_not_loaded`);
       }
       const windows = windowsOf(input, accurate.max_chars, views);
       const source = `model:${accurate.id}@${accurate.version}`;
       return deps.dispatcher.classify(accurate.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000).then(
-        (scores) => result(input, windows, scores, source, defaultThresholds),
+        (scores) => {
+          const top = best(windows, scores);
+          if (!combineWithFast) return finding(input, top, source, defaultThresholds);
+          // The manifest's thresholds apply to the mean of the two models' scores (each the max over its own windows).
+          const fastTop = best(...scoreFast(input, views));
+          const score = (top.score + fastTop.score) / 2;
+          const window = fastTop.score > top.score ? fastTop.window : top.window;
+          return finding(input, { score, window }, `${source}+${fastEntry.id}@${fastEntry.version}`, defaultThresholds);
+        },
         (err: unknown) => {
           if (!(err instanceof ModelUnavailableError)) throw err;
           deps.onFallback?.(err.reason);
-          return runFast(input, windowsOf(input, fastEntry.max_chars, views), `fallback_from=accurate;reason=${err.reason}`);
+          return runFast(input, views, `fallback_from=accurate;reason=${err.reason}`);
         },
       );
     },
   };
 }
 
-function result(input: DetectorInput, windows: Window[], scores: number[], source: string, thresholds: Thresholds, note?: string): DetectorResult {
-  const { score, window } = best(windows, scores);
+function finding(input: DetectorInput, { score, window }: { score: number; window: Window | null }, source: string, thresholds: Thresholds, note?: string): DetectorResult {
   const items = window && score > thresholds.warn_above ? [itemFor(input, window, LABEL, score, source)] : [];
   return { detector: 'prompt_injection', score, items, thresholds, ...(note ? { note } : {}) };
 }

@@ -258,8 +258,11 @@ upsertManifestEntry({
   featurizer,
   labels: ['benign', 'injection'],
   max_chars: MAX_CHARS,
-  thresholds: report.thresholds,
+  // The accurate tier serves the ensemble: its held-out numbers beat either model alone (see the card).
+  combine: { with: fast.entry.id, method: 'mean' },
+  thresholds: ensemble.thresholds,
   metrics: {
+    model_alone_thresholds: report.thresholds,
     validation: `held-out source families + generated hard negatives from held-out templates; scores are max over ${MAX_CHARS}-char chunks`,
     heldout_families: INJECTION_HELDOUT_FAMILIES,
     weights: shipped.name,

@@ -129,6 +129,10 @@ chosen the same way: ROC-AUC ${e.roc_auc}, recall ${e.recall} at flag ${e.thresh
 ${fmtRecall(c.ensembleRecall)} (pi-fast alone: ${fmtRecall(c.fastRecall)}); hard-negative FPR at flag ${c.ensemble.hard_negatives.fpr_flag}.
 Per source: \`metrics.ensemble_with_pi_fast\` in the manifest.
 
+**This is what the accurate tier serves**: the manifest entry carries \`combine: {with: "pi-fast", method: "mean"}\`
+and the ensemble's thresholds (the transformer-alone thresholds are kept in \`metrics.model_alone_thresholds\`).
+Measure it through the engine with \`npm run eval:sets && npm run eval -- --detector prompt_injection --tier accurate --input models/.eval/injection.jsonl --output /tmp/pi.jsonl\`.
+
 ## Known weaknesses
 - Indirect, task-style injections that read like ordinary requests remain the main misses:
   ${src('microsoft/BIPIA#email')}; ${src('NVIDIA/garak#latent_injection')} (pi-fast: ${fastSrc('NVIDIA/garak#latent_injection')}).

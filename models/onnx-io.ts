@@ -79,23 +79,24 @@ export function exportBagMlpOnnx(p: BagMlpParams, meta: OnnxExportMeta): Uint8Ar
     i64Tensor('axes_1', [1], [1]),
     i64Tensor('axes_2', [1], [2]),
   ];
+  return encodeModel(meta, 13, {
+    node: nodes,
+    initializer,
+    input: [valueInfo('ids', INT64, ['N', 'L']), valueInfo('weights', FLOAT, ['N', 'L'])],
+    output: [binary ? valueInfo('scores', FLOAT, ['N']) : valueInfo('probs', FLOAT, ['N', p.classes])],
+  });
+}
+
+/** Wraps a graph in an IR 8 ModelProto (producer and id/version metadata), verifies and encodes it. */
+function encodeModel(meta: OnnxExportMeta, opset: number, graph: Omit<onnxProto.onnx.IGraphProto, 'name'>, extraProps: onnxProto.onnx.IStringStringEntryProto[] = []): Uint8Array {
   const model: onnxProto.onnx.IModelProto = {
     irVersion: 8,
-    opsetImport: [{ domain: '', version: 13 }],
+    opsetImport: [{ domain: '', version: opset }],
     producerName: 'content-firewall/models',
     producerVersion: meta.version,
     docString: meta.docString ?? '',
-    metadataProps: [
-      { key: 'model_id', value: meta.modelId },
-      { key: 'version', value: meta.version },
-    ],
-    graph: {
-      name: meta.modelId,
-      node: nodes,
-      initializer,
-      input: [valueInfo('ids', INT64, ['N', 'L']), valueInfo('weights', FLOAT, ['N', 'L'])],
-      output: [binary ? valueInfo('scores', FLOAT, ['N']) : valueInfo('probs', FLOAT, ['N', p.classes])],
-    },
+    metadataProps: [{ key: 'model_id', value: meta.modelId }, { key: 'version', value: meta.version }, ...extraProps],
+    graph: { name: meta.modelId, ...graph },
   };
   const err = onnx.ModelProto.verify(model);
   if (err) throw new Error(`invalid ModelProto: ${err}`);
@@ -307,30 +308,15 @@ export function exportTransformerOnnx(c: TransformerConfig, params: TransformerP
   add('Squeeze', ['logit2', 'axes_1'], 'logit');
   add('Sigmoid', ['logit'], 'scores');
 
-
-  const model: onnxProto.onnx.IModelProto = {
-    irVersion: 8,
-    opsetImport: [{ domain: '', version: 17 }],
-    producerName: 'content-firewall/models',
-    producerVersion: meta.version,
-    docString: meta.docString ?? '',
-    metadataProps: [
-      { key: 'model_id', value: meta.modelId },
-      { key: 'version', value: meta.version },
+  return encodeModel(
+    meta,
+    17,
+    { node: nodes, initializer, input: [valueInfo('input_ids', INT64, ['N', 'T'])], output: [valueInfo('scores', FLOAT, ['N'])] },
+    [
       { key: 'config', value: JSON.stringify(c) },
       { key: 'weights', value: int8 ? 'int8-per-channel' : 'float32' },
     ],
-    graph: {
-      name: meta.modelId,
-      node: nodes,
-      initializer,
-      input: [valueInfo('input_ids', INT64, ['N', 'T'])],
-      output: [valueInfo('scores', FLOAT, ['N'])],
-    },
-  };
-  const err = onnx.ModelProto.verify(model);
-  if (err) throw new Error(`invalid ModelProto: ${err}`);
-  return onnx.ModelProto.encode(model).finish();
+  );
 }
 
 /**

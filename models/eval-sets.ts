@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { datasetsDir, parseSource, readJsonl, REPO_ROOT, TOXICITY_HELDOUT_FAMILIES, toxicityFamily, type LabeledRow, type PiiRow } from './data/datasets.ts';
+import { datasetsDir, PII_HELDOUT_FAMILIES, piiFamily, readJsonl, REPO_ROOT, TOXICITY_HELDOUT_FAMILIES, toxicityFamily, type LabeledRow, type PiiRow } from './data/datasets.ts';
 import { injectionHardNegativesEval, toxicityHardNegativesEval } from './data/hard-negatives.ts';
 import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
 import { piiStructuredEval } from './data/pii-structured.ts';
@@ -58,10 +58,8 @@ write('toxicity.jsonl', tox);
 // pii
 const pii: { text: string; spans: { start: number; end: number; label: string }[]; source: string }[] = [];
 for (const r of readJsonl<PiiRow>(path.join(datasetsDir(), 'pii.jsonl'))) {
-  const { repo, path: p, fragment } = parseSource(r.source);
-  if (repo === 'synalp/NER' && p.endsWith('eng.testa')) pii.push({ text: r.text, spans: r.spans ?? [], source: 'conll2003:eng.testa' });
-  const m = /template_(\d+)/.exec(fragment);
-  if (repo === 'microsoft/presidio-research' && m && Number(m[1]) % 5 === 0) pii.push({ text: r.text, spans: r.spans ?? [], source: 'presidio-synth:heldout-templates' });
+  const family = piiFamily(r.source);
+  if (PII_HELDOUT_FAMILIES.includes(family)) pii.push({ text: r.text, spans: r.spans ?? [], source: family });
 }
 for (const s of piiSynthEval()) pii.push({ text: s.text, spans: s.spans, source: 'generated/faker-ner-eval-templates' });
 for (const s of piiStructuredEval()) pii.push({ text: s.text, spans: s.spans, source: 'generated/structured-eval-templates' });

@@ -164,3 +164,14 @@ export const TOXICITY_HELDOUT_FAMILIES: readonly string[] = [
   'microsoft/TOXIGEN#jewish',
   'microsoft/TOXIGEN#physical_disability',
 ];
+
+/** Family of a pii row: CoNLL by file, presidio's synthetic sentences by template id (every fifth template held out). */
+export function piiFamily(source: string): string {
+  const { repo, path: p, fragment } = parseSource(source);
+  if (repo === 'synalp/NER') return `conll2003:${p.split('/').pop() ?? ''}`;
+  const m = /template_(\d+)/.exec(fragment);
+  return `presidio-synth:${m && Number(m[1]) % 5 === 0 ? 'heldout-templates' : 'train-templates'}`;
+}
+
+/** PII validation: CoNLL-2003 eng.testa and the presidio templates whose id % 5 == 0. */
+export const PII_HELDOUT_FAMILIES: readonly string[] = ['conll2003:eng.testa', 'presidio-synth:heldout-templates'];

@@ -4,7 +4,7 @@
  * Run from the repo root: `npm run train:pii-ner`.
  */
 import path from 'node:path';
-import { datasetHash, datasetsDir, parseSource, readJsonl, type PiiRow, type PiiSpan } from '../data/datasets.ts';
+import { datasetHash, datasetsDir, PII_HELDOUT_FAMILIES, piiFamily, readJsonl, type PiiRow, type PiiSpan } from '../data/datasets.ts';
 import { piiStructuredEval, piiStructuredTrain } from '../data/pii-structured.ts';
 import { piiSynthEval, piiSynthTrain } from '../data/pii-synth.ts';
 import { tokenize, TokenFeaturizer, tokenFeaturizerConfig, type Token } from '../features.ts';
@@ -42,18 +42,11 @@ interface Doc {
   family: string;
 }
 
-function familyOf(source: string): string {
-  const { repo, path: p, fragment } = parseSource(source);
-  if (repo === 'synalp/NER') return `conll2003:${p.split('/').pop() ?? ''}`;
-  const m = /template_(\d+)/.exec(fragment);
-  return `presidio-synth:${m && Number(m[1]) % 5 === 0 ? 'heldout-templates' : 'train-templates'}`;
-}
-
 const file = path.join(datasetsDir(), 'pii.jsonl');
 const rows = readJsonl<PiiRow>(file);
 const mapSpans = (spans: PiiSpan[]): PiiSpan[] => spans.filter((s) => LABEL_MAP[s.label]).map((s) => ({ start: s.start, end: s.end, label: LABEL_MAP[s.label] as string }));
-const docs: Doc[] = rows.map((r) => ({ text: r.text, spans: mapSpans(r.spans ?? []), family: familyOf(r.source) }));
-const isVal = (f: string): boolean => f === 'conll2003:eng.testa' || f === 'presidio-synth:heldout-templates';
+const docs: Doc[] = rows.map((r) => ({ text: r.text, spans: mapSpans(r.spans ?? []), family: piiFamily(r.source) }));
+const isVal = (f: string): boolean => PII_HELDOUT_FAMILIES.includes(f);
 const trainDocs = docs.filter((d) => !isVal(d.family));
 const valDocs = docs.filter((d) => isVal(d.family));
 const synthTrain = piiSynthTrain();

@@ -3,7 +3,7 @@
  * recall at fixed FPRs; overall and per source) and PII spans (strict and overlap matching, P/R/F1/F2
  * per label, the structured kinds together, per source).
  */
-import { rocAuc } from './metrics.ts';
+import { rocAuc, thresholdForFpr } from './metrics.ts';
 
 export interface Span {
   start: number;
@@ -76,11 +76,10 @@ const f4 = (x: number | null): string => (x === null || Number.isNaN(x) ? '  -  
 
 /** Recall when the threshold is set so that at most `maxFpr` of the negatives score above it. */
 export function recallAtFpr(rows: readonly ClassifierRow[], maxFpr: number): number | null {
-  const neg = rows.filter((r) => r.label === 0).map((r) => r.score).sort((a, b) => b - a);
+  const neg = rows.filter((r) => r.label === 0).map((r) => r.score);
   const pos = rows.filter((r) => r.label === 1).map((r) => r.score);
   if (neg.length === 0 || pos.length === 0) return null;
-  const allowed = Math.floor(maxFpr * neg.length);
-  const t = neg[allowed] ?? -Infinity; // scores must be strictly above the (allowed+1)-th highest negative
+  const t = thresholdForFpr(neg, maxFpr);
   return pos.filter((s) => s > t).length / pos.length;
 }
 

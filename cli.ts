@@ -9,7 +9,7 @@ import { createLogger } from './lib/logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyDeps } from './services/api-keys.ts';
 import { bootstrapOrganization, OperatorError, resolveOrganization } from './services/organizations.ts';
-import { LocalRevocationBus, RedisRevocationBus } from './services/revocations.ts';
+import { invalidationBus, TOPICS } from './services/invalidation-bus.ts';
 import { listOrgs } from './store/orgs.ts';
 
 const USAGE = `Content firewall operator CLI
@@ -130,7 +130,7 @@ async function main(): Promise<number> {
   if (!config) return 1;
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
   const rt = await openRuntime(config, logger);
-  const revocations = rt.redis ? new RedisRevocationBus(rt.redis, config.REDIS_KEY_PREFIX, logger) : new LocalRevocationBus();
+  const revocations = invalidationBus(rt.redis, config.REDIS_KEY_PREFIX, TOPICS.apiKeyRevoked, logger);
   const deps: ApiKeyDeps = { db: rt.db, clock: systemClock, keyring: rt.keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS };
   try {
     await execute(rt, deps, parsed.positionals, parsed.values);

@@ -28,6 +28,9 @@ const schema = z.object({
   API_KEY_DEFAULT_TTL_DAYS: int(1, 3650).default(90),
   AUTH_CACHE_TTL_MS: z.preprocess(emptyAsUndefined, int(0, 3_600_000).optional()),
   IDEMPOTENCY_TTL_HOURS: int(1, 168).default(24),
+  // How long a process serves a cached policy before reloading it (changes are pushed at once over
+  // Redis; without REDIS_URL a cached policy lives at most 1 s whatever this says).
+  POLICY_CACHE_TTL_MS: int(0, 3_600_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   TRUST_PROXY: bool.default(false),
   METRICS_ENABLED: bool.default(true),
@@ -40,6 +43,8 @@ const schema = z.object({
   SCAN_CONTENT_RETENTION_DAYS: int(1, 3650).default(30),
   SCAN_WRITER_MAX_BATCH: int(1, 5_000).default(256),
   SCAN_WRITER_CONCURRENCY: int(1, 64).default(4),
+  // Which scans write a detection audit event: non_allowed (effective action not `allowed`), all, none.
+  AUDIT_DETECTION_EVENTS: z.enum(['non_allowed', 'all', 'none']).default('non_allowed'),
   MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
 });
 

@@ -3,7 +3,9 @@ import { CursorCodec } from '../lib/cursor.ts';
 import { Errors } from '../lib/errors.ts';
 import { Authenticator } from '../services/authenticator.ts';
 import { MemoryRateLimiter, RedisRateLimiter } from '../services/rate-limiter.ts';
-import { LocalRevocationBus, RedisRevocationBus } from '../services/revocations.ts';
+import { invalidationBus, TOPICS } from '../services/invalidation-bus.ts';
+import { PolicyCache, type PolicyDeps } from '../services/policies.ts';
+import { policyRoutes } from './routes/policies/router.ts';
 import type { AppDeps, AppServices } from './context.ts';
 import { createMetrics } from './metrics.ts';
 import { jsonBody } from './middleware/body.ts';
@@ -14,6 +16,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { apiVersion, requestContext } from './middleware/request-context.ts';
 import { Routes } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys/router.ts';
+import { auditEventRoutes } from './routes/audit-events/router.ts';
 import { healthRoutes } from './routes/health/router.ts';
 import { meRoutes } from './routes/me/router.ts';
 import { detectorRoutes } from './routes/detectors/router.ts';
@@ -30,12 +33,21 @@ export interface BuiltApp {
 /** Builds the HTTP app on the given deps. No port, no signals: see api/server.ts. */
 export function buildApp(deps: AppDeps): BuiltApp {
   const { config, db, redis, clock, logger, keyring } = deps;
-  const revocations = redis ? new RedisRevocationBus(redis, config.REDIS_KEY_PREFIX, logger) : new LocalRevocationBus();
+  const revocations = invalidationBus(redis, config.REDIS_KEY_PREFIX, TOPICS.apiKeyRevoked, logger);
+  const policyChanges = invalidationBus(redis, config.REDIS_KEY_PREFIX, TOPICS.policiesChanged, logger);
+  const policies: PolicyDeps = {
+    db,
+    clock,
+    catalog: { names: deps.engine.registry.names, thresholdsOf: deps.engine.thresholdsOf },
+    changes: policyChanges,
+    cache: new PolicyCache(db, policyChanges, config.POLICY_CACHE_TTL_MS),
+  };
   const rateLimiter = redis ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger) : new MemoryRateLimiter(clock);
   const metrics = deps.metrics ?? createMetrics(config.METRICS_ENABLED);
   const scanWriter = new ScanWriter(db, {
     maxBatch: config.SCAN_WRITER_MAX_BATCH,
     maxConcurrent: config.SCAN_WRITER_CONCURRENCY,
+    detectionEvents: config.AUDIT_DETECTION_EVENTS,
     onBatch: (rows, seconds) => {
       metrics.scanWriteBatch.observe(rows);
       metrics.scanWriteDuration.observe(seconds);
@@ -59,6 +71,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     scanWriter,
     cursors: new CursorCodec(keyring.cursor),
     apiKeys: { db, clock, keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS },
+    policies,
   };
 
   const app = express();
@@ -78,9 +91,12 @@ export function buildApp(deps: AppDeps): BuiltApp {
   healthRoutes(routes, services);
   meRoutes(routes);
   apiKeyRoutes(routes, services);
+  auditEventRoutes(routes, services);
+  policyRoutes(routes, services, policies);
   scanRoutes(routes, services, {
     db,
     engine: deps.engine,
+    policies: policies.cache,
     writer: scanWriter,
     clock,
     metrics,
@@ -99,6 +115,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     close: async () => {
       await scanWriter.drain();
       await revocations.close();
+      await policyChanges.close();
       await rateLimiter.close();
     },
   };

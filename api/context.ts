@@ -6,10 +6,11 @@ import type { ProblemError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Redis } from '../lib/redis.ts';
 import type { ApiKeyDeps } from '../services/api-keys.ts';
+import type { PolicyDeps } from '../services/policies.ts';
 import type { Authenticator } from '../services/authenticator.ts';
 import type { Principal } from '../services/principal.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
-import type { RevocationBus } from '../services/revocations.ts';
+import type { InvalidationBus } from '../services/invalidation-bus.ts';
 import type { Db } from '../store/db.ts';
 import type { ScanEngine } from '../engine/pipeline.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
@@ -33,10 +34,11 @@ export interface AppDeps {
 export interface AppServices extends AppDeps {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
-  revocations: RevocationBus;
+  revocations: InvalidationBus;
   cursors: CursorCodec;
   metrics: Metrics;
   apiKeys: ApiKeyDeps;
+  policies: PolicyDeps;
   scanWriter: ScanWriter;
 }
 

@@ -2,13 +2,18 @@ import { z } from 'zod';
 import type { CursorCodec } from '../lib/cursor.ts';
 import { Errors } from '../lib/errors.ts';
 
+/** `cursor` and `limit` (1–`maxLimit`, default 50), for a list whose spec allows larger pages (audit: 10,000). */
+export function pageQueryUpTo(maxLimit: number) {
+  return z
+    .object({
+      cursor: z.string().min(1).max(2048).optional(),
+      limit: z.coerce.number().int().min(1).max(maxLimit).default(50),
+    })
+    .strict();
+}
+
 /** `cursor` and `limit` (1–200, default 50) of every list endpoint. */
-export const pageQuery = z
-  .object({
-    cursor: z.string().min(1).max(2048).optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-  })
-  .strict();
+export const pageQuery = pageQueryUpTo(200);
 
 export type PageQuery = z.infer<typeof pageQuery>;
 

@@ -67,10 +67,10 @@ export class Routes {
     return this;
   }
 
-  /** GET and DELETE take no body; every POST also takes Idempotency-Key. */
+  /** GET and DELETE take no body; every POST and PUT also takes Idempotency-Key. */
   private bodyChain(method: Method): RequestHandler[] {
     if (method === 'get' || method === 'delete') return [];
-    return method === 'post' ? [this.chain.jsonBody, this.chain.idempotency] : [this.chain.jsonBody];
+    return method === 'post' || method === 'put' ? [this.chain.jsonBody, this.chain.idempotency] : [this.chain.jsonBody];
   }
 
   mount(app: Express): void {

@@ -15,14 +15,14 @@ import { createServer, type AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { buildKeyring } from '../lib/crypto.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { createOrganization } from '../services/organizations.ts';
-import { LocalRevocationBus } from '../services/revocations.ts';
+import { LocalInvalidationBus } from '../services/invalidation-bus.ts';
 import { createPool } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
+import { benchmarkDatabase } from './database.ts';
 import { bodies } from './fixtures.ts';
 
 const { values: args } = parseArgs({
@@ -41,16 +41,6 @@ const tiers = args.tiers!.split(',');
 const root = path.resolve(import.meta.dirname, '..');
 const SECRET = 'benchmark-secret-key-0123456789abcdef';
 const say = (s: string) => args.json || process.stderr.write(`${s}\n`);
-
-async function freshDatabase(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS cf_bench WITH (FORCE)');
-  await admin.query('CREATE DATABASE cf_bench');
-  await admin.end();
-  return 'postgres://postgres@127.0.0.1:5432/cf_bench';
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -107,12 +97,12 @@ const summary = (r: autocannon.Result) => ({
   timeouts: r.timeouts,
 });
 
-const databaseUrl = await freshDatabase();
+const databaseUrl = await benchmarkDatabase('cf_bench');
 const db = createPool(databaseUrl, 2, () => undefined);
 await migrate(db);
 const keyring = buildKeyring(Buffer.from(SECRET, 'utf8'));
 const org = await createOrganization(db, systemClock, `Bench ${Date.now()}`);
-const { secret } = await createApiKey({ db, clock: systemClock, keyring, revocations: new LocalRevocationBus(), defaultTtlDays: 1 }, org.id, { name: 'bench', scopes: ['scans:write'], environment: 'test' }, { id: 'bench', requestId: null });
+const { secret } = await createApiKey({ db, clock: systemClock, keyring, revocations: new LocalInvalidationBus(), defaultTtlDays: 1 }, org.id, { name: 'bench', scopes: ['scans:write'], environment: 'test' }, { id: 'bench', requestId: null });
 await db.end();
 
 say('starting the service and the echo baseline…');

@@ -1,14 +1,13 @@
 /**
- * The default decision when no policy applies: each detector's score against its thresholds
- * (`> block_above` → blocked, `> flag_above` → flagged, `> warn_above` → warned); the most severe
- * wins, ties going to the higher score. Policies (rules, MCP lists, per-detector config) plug in
- * before this step.
+ * Scores against thresholds: each detector's score against its thresholds (`> block_above` →
+ * blocked, `> flag_above` → flagged, `> warn_above` → warned); the most severe wins, ties going to
+ * the higher score. The whole decision when no policy applies; step 3 of a policy's (engine/policy.ts).
  */
 import type { Action, DetectorResult, Thresholds } from './detector.ts';
 
 export interface Decision {
   action: Action;
-  /** `score_threshold` when a detector crossed a threshold, `below_thresholds` when none did. */
+  /** Why: `score_threshold`, `below_thresholds`, or a policy's reasons (docs/policies.md). */
   reason: string;
   policy_id: string | null;
   policy_revision_id: string | null;
@@ -30,16 +29,26 @@ export function severity(a: Action): number {
   return SEVERITY[a];
 }
 
-/** @param thresholdsOf the defaults for a detector, used when the result carries none of its own. */
-export function decideByThresholds(results: readonly DetectorResult[], thresholdsOf: (detector: string) => Thresholds): Decision {
-  let top: { action: Action; score: number; result: DetectorResult } | null = null;
+/** What thresholds read of a detector's result: a live result or one rebuilt from a stored scan. */
+export interface ScoredResult {
+  detector: string;
+  score: number;
+  items: readonly Pick<DetectorResult['items'][number], 'label' | 'confidence'>[];
+  thresholds?: Thresholds;
+}
+
+/** @param thresholdsFor the thresholds that apply to a result; null leaves it out of the decision. */
+export function decideByThresholds<R extends ScoredResult>(results: readonly R[], thresholdsFor: (r: R) => Thresholds | null): Decision {
+  let top: { action: Action; score: number; result: R } | null = null;
   for (const r of results) {
-    const action = actionFor(r.score, r.thresholds ?? thresholdsOf(r.detector));
+    const t = thresholdsFor(r);
+    if (!t) continue;
+    const action = actionFor(r.score, t);
     if (action === 'allowed') continue;
     if (!top || SEVERITY[action] > SEVERITY[top.action] || (SEVERITY[action] === SEVERITY[top.action] && r.score > top.score)) top = { action, score: r.score, result: r };
   }
   if (!top) return { action: 'allowed', reason: 'below_thresholds', policy_id: null, policy_revision_id: null, matched_rule_id: null, triggering_finding: null };
-  const item = top.result.items.reduce<DetectorResult['items'][number] | null>((b, i) => (!b || i.confidence > b.confidence ? i : b), null);
+  const item = top.result.items.reduce<ScoredResult['items'][number] | null>((b, i) => (!b || i.confidence > b.confidence ? i : b), null);
   return {
     action: top.action,
     reason: 'score_threshold',

@@ -3,8 +3,8 @@
  * run the cheap in-process ones meanwhile, then decide. No HTTP, no SQL.
  */
 import type { Detector, DetectorResult, Surface, Tier } from './detector.ts';
-import { decideByThresholds, type Decision } from './decision.ts';
 import { normalize } from './normalize.ts';
+import { disabledDetectors, evaluatePolicy, type CompiledPolicy, type McpToolRef, type PolicyDecision } from './policy.ts';
 import type { DetectorRegistry } from './registry.ts';
 
 export interface ScanInput {
@@ -14,6 +14,10 @@ export interface ScanInput {
   tier: Tier;
   /** Detector names (validated by the caller against the registry); absent = every enabled detector. */
   detectors?: readonly string[];
+  /** The policy that decides (null: built-in thresholds). Its disabled detectors run only when named. */
+  policy?: CompiledPolicy | null;
+  /** What policy rules and MCP lists read besides the findings. */
+  context?: { agent_id?: string | null; session_id?: string | null; mcp_server?: string | null; mcp_tools?: readonly McpToolRef[] | null };
 }
 
 export interface DetectorRun {
@@ -25,7 +29,7 @@ export interface DetectorRun {
 export interface ScanOutcome {
   /** In registry order, whatever order they finished in. */
   runs: DetectorRun[];
-  decision: Decision;
+  decision: PolicyDecision;
 }
 
 export interface ScanOptions {
@@ -47,7 +51,7 @@ export class ScanEngine {
   /** @throws PoolOverloadedError / PoolDeadlineError when model inference cannot happen in time. */
   async scan(input: ScanInput, opts: ScanOptions): Promise<ScanOutcome> {
     const detectors = this.select(input);
-    if (input.text === null || detectors.length === 0) return { runs: [], decision: decideByThresholds([], () => NEVER) };
+    if (input.text === null || detectors.length === 0) return { runs: [], decision: this.decide(input, []) };
     const text = normalize(input.text);
     const started = performance.now();
     const runs: (DetectorRun | undefined)[] = new Array(detectors.length);
@@ -73,17 +77,37 @@ export class ScanEngine {
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     const done = runs as DetectorRun[];
-    const decision = decideByThresholds(
-      done.map((r) => r.result),
-      (name) => this.registry.get(name)?.thresholds ?? NEVER,
-    );
-    return { runs: done, decision };
+    return { runs: done, decision: this.decide(input, done.map((r) => r.result)) };
   }
 
+  /** The decision for these results under the input's policy (or the built-in thresholds). */
+  private decide(input: ScanInput, results: DetectorResult[]): PolicyDecision {
+    const c = input.context ?? {};
+    return evaluatePolicy(
+      input.policy ?? null,
+      {
+        surface: input.surface,
+        agent_id: c.agent_id ?? null,
+        session_id: c.session_id ?? null,
+        mcp_server: c.mcp_server ?? null,
+        mcp_tools: c.mcp_tools ?? null,
+        content_length: input.text?.length ?? 0,
+        results,
+      },
+      this.thresholdsOf,
+    );
+  }
+
+  /** A detector's built-in thresholds (never crossed for a name the registry does not know). */
+  readonly thresholdsOf = (name: string) => this.registry.get(name)?.thresholds ?? NEVER;
+
   private select(input: ScanInput): Detector[] {
-    if (!input.detectors) return this.registry.defaults;
-    const wanted = new Set(input.detectors);
-    return this.registry.detectors.filter((d) => wanted.has(d.name));
+    if (input.detectors) {
+      const wanted = new Set(input.detectors);
+      return this.registry.detectors.filter((d) => wanted.has(d.name));
+    }
+    const off = disabledDetectors(input.policy ?? null);
+    return off.size === 0 ? this.registry.defaults : this.registry.defaults.filter((d) => !off.has(d.name));
   }
 }
 

@@ -11,6 +11,9 @@ export const ID_PREFIX = {
   audit: 'aud',
   invite: 'inv',
   policy: 'pol',
+  /** Policy rules without a client-chosen id. */
+  policyRule: 'rul',
+  policyRevision: 'rev',
   webhook: 'wh',
   webhookDelivery: 'whd',
   labeledEvent: 'lev',
@@ -74,13 +77,27 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${ID_PREFIX[kind]}_${nextUlid(now)}`;
 }
 
+const lastTimed = new Map<IdKind, { at: number; random: string }>();
+
 /**
  * An identifier whose ULID time is exactly `at` (not bumped forward by the monotonic factory), for
- * resources whose time windows are queried as id ranges (scans). Ids minted in the same
- * millisecond are ordered by their random part.
+ * resources whose time windows are queried as id ranges (scans, audit events). Ids of one kind
+ * minted one after another for the same millisecond increase (the monotonic rule, so two audit
+ * events of one change keep their order); otherwise the random part orders them.
  */
 export function newTimedId(kind: IdKind, at: number): string {
-  return `${ID_PREFIX[kind]}_${encodeTime(at, 10)}${randomPart()}`;
+  const last = lastTimed.get(kind);
+  const random = last?.at === at ? increment(last.random) : randomPart();
+  lastTimed.set(kind, { at, random });
+  return `${ID_PREFIX[kind]}_${encodeTime(at, 10)}${random}`;
+}
+
+/**
+ * The smallest id of `kind` minted at or after `t` (a ULID starts with its time): turns a time
+ * window into an id range for resources whose ids carry their creation time (scans, audit events).
+ */
+export function idFloor(kind: IdKind, t: Date): string {
+  return `${ID_PREFIX[kind]}_${encodeTime(Math.max(0, t.getTime()), 10)}0000000000000000`;
 }
 
 const shapes = new Map<IdKind, RegExp>();

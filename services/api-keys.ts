@@ -8,13 +8,13 @@ import type { ApiKeyRow } from '../store/api-keys.ts';
 import { insertManagementAudit } from '../store/audit.ts';
 import { withTransaction, type Db, type Queryable } from '../store/db.ts';
 import { hashSecret, mintSecret } from './api-key-secrets.ts';
-import type { RevocationBus } from './revocations.ts';
+import type { InvalidationBus } from './invalidation-bus.ts';
 
 export interface ApiKeyDeps {
   db: Db;
   clock: Clock;
   keyring: Keyring;
-  revocations: RevocationBus;
+  revocations: InvalidationBus;
   defaultTtlDays: number;
 }
 
@@ -138,7 +138,6 @@ async function insertNewKey(deps: ApiKeyDeps, q: Queryable, orgId: string, actor
 /** The management audit row of a key change, written in the change's transaction. */
 function audit(q: Queryable, orgId: string, actor: Actor, now: Date, resourceId: string, changeSummary: string): Promise<void> {
   return insertManagementAudit(q, orgId, {
-    id: newId('audit', now.getTime()),
     created: now,
     actorId: actor.id,
     requestId: actor.requestId,

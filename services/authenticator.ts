@@ -5,7 +5,7 @@ import { findKeyBySecretHash, touchLastUsed, type KeyLookupRow } from '../store/
 import type { Db } from '../store/db.ts';
 import { hashSecret, looksLikeSecret } from './api-key-secrets.ts';
 import type { Principal } from './principal.ts';
-import type { RevocationBus } from './revocations.ts';
+import type { InvalidationBus } from './invalidation-bus.ts';
 
 interface CacheEntry {
   key: KeyLookupRow | null;
@@ -17,7 +17,7 @@ export interface AuthenticatorOptions {
   clock: Clock;
   logger: Logger;
   hashKey: Buffer;
-  revocations: RevocationBus;
+  revocations: InvalidationBus;
   cacheTtlMs: number;
   deploymentMode: 'self_hosted' | 'saas';
   maxEntries?: number;

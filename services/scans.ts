@@ -6,6 +6,7 @@ import type { Metrics } from '../api/metrics.ts';
 import type { CreateScanBody, ListScansQuery } from '../api/routes/scans/schema.ts';
 import { renderToolset } from '../engine/content.ts';
 import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
+import type { CompiledPolicy } from '../engine/policy.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { Errors } from '../lib/errors.ts';
@@ -14,10 +15,13 @@ import { PoolDeadlineError, PoolOverloadedError } from '../workers/dispatcher.ts
 import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
+import type { PolicyCache } from './policies.ts';
 
 export interface ScanDeps {
   db: Db;
   engine: ScanEngine;
+  /** Resolves the policy that decides each scan. */
+  policies: PolicyCache;
   writer: ScanWriter;
   clock: Clock;
   metrics: Metrics;
@@ -30,6 +34,8 @@ export interface ScanMeta {
   requestId: string;
   /** Streaming: each detector's result as it completes. */
   onResult?(run: DetectorRun): void;
+  /** The policy `checkScanRequest` resolved (saves a second lookup); resolved here when absent. */
+  policy?: CompiledPolicy | null;
 }
 
 /**
@@ -53,18 +59,17 @@ export function hashEndUserId(id: string): string {
 }
 
 /**
- * The checks that need the registry (and, later, the policies): run before a stream starts so they
- * still answer with a plain problem+json.
+ * The checks that need the registry and the policies, run before a stream starts so they still
+ * answer with a plain problem+json. Resolves the policy that decides the scan (null: built-in thresholds).
  * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`.
  */
-export function checkScanRequest(engine: ScanEngine, body: CreateScanBody): void {
+export async function checkScanRequest(deps: Pick<ScanDeps, 'engine' | 'policies'>, orgId: string, body: CreateScanBody): Promise<CompiledPolicy | null> {
   const { options } = body;
   if (options.detectors) {
-    const unknown = options.detectors.filter((d) => !engine.registry.get(d));
-    if (unknown.length) throw Errors.unknownDetector(unknown, engine.registry.names);
+    const unknown = options.detectors.filter((d) => !deps.engine.registry.get(d));
+    if (unknown.length) throw Errors.unknownDetector(unknown, deps.engine.registry.names);
   }
-  // Policies arrive with their own issue; until then no organization has one to name.
-  if (options.policy_id) throw Errors.policyNotFound(options.policy_id);
+  return deps.policies.resolve(orgId, options.policy_id);
 }
 
 /**
@@ -73,9 +78,10 @@ export function checkScanRequest(engine: ScanEngine, body: CreateScanBody): void
  */
 export async function createScan(deps: ScanDeps, orgId: string, submitted: CreateScanBody, meta: ScanMeta): Promise<ScanRow> {
   const { engine, clock } = deps;
-  checkScanRequest(engine, submitted);
+  const policy = meta.policy !== undefined ? meta.policy : await checkScanRequest(deps, orgId, submitted);
   const body = withoutNul(submitted);
   const { options, context, content } = body;
+  const mcpTools = content.type === 'toolset' ? content.tools.map((t) => ({ server: t.server, tool_name: t.name })) : null;
 
   const started = performance.now();
   const now = clock.now();
@@ -83,7 +89,14 @@ export async function createScan(deps: ScanDeps, orgId: string, submitted: Creat
   let outcome;
   try {
     outcome = await engine.scan(
-      { surface: body.surface, text, tier: options.tier, detectors: options.detectors },
+      {
+        surface: body.surface,
+        text,
+        tier: options.tier,
+        detectors: options.detectors,
+        policy,
+        context: { agent_id: context.agent_id, session_id: context.session_id, mcp_server: context.mcp_server, mcp_tools: mcpTools },
+      },
       { deadlineAt: Date.now() + deps.deadlineMs, onResult: meta.onResult },
     );
   } catch (err) {
@@ -95,6 +108,8 @@ export async function createScan(deps: ScanDeps, orgId: string, submitted: Creat
   const findings = outcome.runs
     .filter((r) => r.result.items.length > 0)
     .map((r) => ({ detector: r.result.detector, items: r.result.items, frameworks: engine.registry.get(r.result.detector)!.frameworks }));
+  // `notify` stays with the outcome (webhooks read it); the stored decision is what the API returns.
+  const { notify: _notify, ...decision } = outcome.decision;
   const scores: Record<string, number> = {};
   for (const r of outcome.runs) scores[r.result.detector] = r.result.score;
   const row: ScanRow = {
@@ -109,8 +124,8 @@ export async function createScan(deps: ScanDeps, orgId: string, submitted: Creat
     mcp_server: context.mcp_server ?? null,
     trace_id: context.trace_id ?? null,
     end_user_id_hash: context.end_user_id === undefined ? null : hashEndUserId(context.end_user_id),
-    action: outcome.decision.action,
-    decision: { ...outcome.decision },
+    action: decision.action,
+    decision,
     findings,
     scores,
     content_stored: options.capture,
@@ -120,6 +135,8 @@ export async function createScan(deps: ScanDeps, orgId: string, submitted: Creat
     latency_ms: 0,
     api_key_id: meta.apiKeyId,
     request_id: meta.requestId,
+    mcp_tools: mcpTools,
+    observed_action: decision.observed_action ?? null,
   };
   row.latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
   await deps.writer.write(row);

@@ -2,12 +2,16 @@
  * Group commit for scans: while a batch is being written, new rows wait and go together in the
  * next transaction (up to `maxBatch` rows, `maxConcurrent` batches at once). `write` resolves only
  * after the row's transaction committed, so a response is never sent for a scan that is not stored.
+ * Each scan's detection audit event (if its mode records one) goes in the same statement.
  */
+import type { DetectionEvent } from './audit.ts';
 import type { Db } from './db.ts';
+import { detectionEventFor, type DetectionEventMode } from './detection-events.ts';
 import { insertScans, type ScanRow } from './scans.ts';
 
 interface Waiting {
   row: ScanRow;
+  event: DetectionEvent | null;
   resolve(): void;
   reject(err: Error): void;
 }
@@ -15,6 +19,8 @@ interface Waiting {
 export interface ScanWriterOptions {
   maxBatch: number;
   maxConcurrent: number;
+  /** Which scans get a detection audit event (AUDIT_DETECTION_EVENTS); default `non_allowed`. */
+  detectionEvents?: DetectionEventMode;
   /** Observed per committed batch (metrics). */
   onBatch?(rows: number, seconds: number): void;
 }
@@ -32,7 +38,8 @@ export class ScanWriter {
   /** Resolves once `row` is committed. @throws the database error when its batch (and its retry alone) failed. */
   write(row: ScanRow): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ row, resolve, reject });
+      const event = detectionEventFor(row, this.opts.detectionEvents ?? 'non_allowed');
+      this.waiting.push({ row, event, resolve, reject });
       if (this.flushing < this.opts.maxConcurrent) void this.flush();
     });
   }
@@ -50,13 +57,13 @@ export class ScanWriter {
         const batch = this.waiting.splice(0, this.opts.maxBatch);
         const started = performance.now();
         try {
-          await insertScans(this.db, batch.map((w) => w.row));
+          await insert(this.db, batch);
           this.opts.onBatch?.(batch.length, (performance.now() - started) / 1000);
           for (const w of batch) w.resolve();
         } catch (err) {
           if (batch.length === 1) batch[0]!.reject(err as Error);
           // One bad row must not fail its neighbours: retry each alone.
-          else await Promise.all(batch.map((w) => insertScans(this.db, [w.row]).then(w.resolve, w.reject)));
+          else await Promise.all(batch.map((w) => insert(this.db, [w]).then(w.resolve, w.reject)));
         }
       }
     } finally {
@@ -67,4 +74,13 @@ export class ScanWriter {
       }
     }
   }
+}
+
+/** Writes scans with their detection events: one statement, so a scan never commits without its event. */
+function insert(db: Db, batch: readonly Waiting[]): Promise<void> {
+  return insertScans(
+    db,
+    batch.map((w) => w.row),
+    batch.flatMap((w) => (w.event ? [w.event] : [])),
+  );
 }

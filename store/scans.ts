@@ -1,6 +1,6 @@
-import { encodeTime } from 'ulid';
-import { ID_PREFIX } from '../lib/ids.ts';
+import { DETECTION_EVENT_COLUMNS, type DetectionEvent } from './audit.ts';
 import type { Queryable } from './db.ts';
+import { Where } from './where.ts';
 
 /** A scan as stored; JSON columns hold exactly what the API returns. */
 export interface ScanRow {
@@ -26,18 +26,32 @@ export interface ScanRow {
   latency_ms: number;
   api_key_id: string | null;
   request_id: string | null;
+  /** Toolset scans: the tools listed, for re-evaluating MCP tool lists; null for content scans. */
+  mcp_tools: { server: string; tool_name: string }[] | null;
+  /** Observe mode: the action the policy would have taken; null when the decision was enforced. */
+  observed_action: string | null;
 }
 
 const COLUMNS =
-  'org_id, id, created_at, kind, surface, tier, agent_id, session_id, mcp_server, trace_id, end_user_id_hash, action, decision, findings, scores, content_stored, content, content_expires_at, content_chars, latency_ms, api_key_id, request_id';
+  'org_id, id, created_at, kind, surface, tier, agent_id, session_id, mcp_server, trace_id, end_user_id_hash, action, decision, findings, scores, content_stored, content, content_expires_at, content_chars, latency_ms, api_key_id, request_id, mcp_tools, observed_action';
 
 /**
- * Inserts many scans in one statement (the group-commit writer's batch): one JSON parameter
- * expanded by json_populate_recordset, so a batch costs one round trip whatever its size.
+ * Inserts many scans and their detection audit events in one statement (the group-commit writer's
+ * batch): each set is one JSON parameter expanded by json_populate_recordset, the scans in a
+ * data-modifying CTE, so a batch costs one round trip whatever its size and commits or fails whole.
  */
-export async function insertScans(q: Queryable, rows: readonly ScanRow[]): Promise<void> {
+export async function insertScans(q: Queryable, rows: readonly ScanRow[], events: readonly DetectionEvent[] = []): Promise<void> {
   if (rows.length === 0) return;
-  await q.query(`INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`, [JSON.stringify(rows)]);
+  const scans = `INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`;
+  if (events.length === 0) {
+    await q.query(scans, [JSON.stringify(rows)]);
+    return;
+  }
+  await q.query(
+    `WITH s AS (${scans})
+     INSERT INTO audit_events (${DETECTION_EVENT_COLUMNS}) SELECT ${DETECTION_EVENT_COLUMNS} FROM json_populate_recordset(NULL::audit_events, $2::json)`,
+    [JSON.stringify(rows), JSON.stringify(events)],
+  );
 }
 
 export async function getScan(q: Queryable, orgId: string, id: string): Promise<ScanRow | null> {
@@ -55,32 +69,20 @@ export interface ScanFilters {
   until?: Date | undefined;
 }
 
-/** The smallest scan id at or after `t`: ids are `scan_<ULID>` and a ULID starts with its time. */
-export function scanIdFloor(t: Date): string {
-  return `${ID_PREFIX.scan}_${encodeTime(Math.max(0, t.getTime()), 10)}0000000000000000`;
-}
-
 /**
  * One page of the organization's scans, newest first. `since` is inclusive and `until` exclusive;
  * both become id bounds, so every filter is a range scan on an (org_id, <filter>, id) index.
  */
 export async function listScans(q: Queryable, orgId: string, f: ScanFilters, beforeId: string | undefined, limit: number): Promise<ScanRow[]> {
-  const where = ['org_id = $1'];
-  const args: unknown[] = [orgId];
-  const add = (sql: string, v: unknown) => {
-    args.push(v);
-    where.push(sql.replace('?', `$${args.length}`));
-  };
-  if (f.agent_id !== undefined) add('agent_id = ?', f.agent_id);
-  if (f.session_id !== undefined) add('session_id = ?', f.session_id);
-  if (f.end_user_id_hash !== undefined) add('end_user_id_hash = ?', f.end_user_id_hash);
-  if (f.action !== undefined) add('action = ?', f.action);
-  if (f.surface !== undefined) add('surface = ?', f.surface);
-  if (f.since !== undefined) add('id >= ?', scanIdFloor(f.since));
-  if (f.until !== undefined) add('id < ?', scanIdFloor(f.until));
-  if (beforeId !== undefined) add('id < ?', beforeId);
-  args.push(limit);
-  const { rows } = await q.query<ScanRow>(`SELECT ${COLUMNS} FROM scans WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${args.length}`, args);
+  const where = new Where(orgId)
+    .add('agent_id = ?', f.agent_id)
+    .add('session_id = ?', f.session_id)
+    .add('end_user_id_hash = ?', f.end_user_id_hash)
+    .add('action = ?', f.action)
+    .add('surface = ?', f.surface)
+    .idWindow('scan', f.since, f.until, beforeId);
+  const limitParam = where.param(limit);
+  const { rows } = await q.query<ScanRow>(`SELECT ${COLUMNS} FROM scans WHERE ${where} ORDER BY id DESC LIMIT ${limitParam}`, where.args);
   return rows;
 }
 

@@ -41,6 +41,21 @@ describe('with Redis', () => {
     await expect.poll(async () => (await call(one, 'GET', '/v1/me', { key: k.secret })).status, { timeout: 5_000, interval: 50 }).toBe(401);
   });
 
+  it('a policy change reaches another process\'s policy cache at once (its TTL is 30 s)', async () => {
+    const p = prefix();
+    const one = await start({ redisPrefix: p });
+    const two = await start({ redisPrefix: p });
+    await expect.poll(() => two.built.services.policies.changes.crossProcess(), { timeout: 5_000 }).toBe(true);
+    const org = await buildOrg(one);
+    const policy = { name: 'default', rules: [], default_action: 'warned', is_default: true };
+    const scan = () => call(two, 'POST', '/v1/scans', { key: org.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'hi' }, options: { tier: 'fast' } } });
+    expect((await scan()).body.decision.policy_id).toBeNull(); // the miss is now cached in two
+    const created = await call(one, 'POST', '/v1/policies', { key: org.admin, json: policy });
+    await expect.poll(async () => (await scan()).body.decision.policy_id, { timeout: 1_000, interval: 50 }).toBe(created.body.id);
+    await call(one, 'PUT', `/v1/policies/${created.body.id}`, { key: org.admin, json: { ...policy, default_action: 'flagged' } });
+    await expect.poll(async () => (await scan()).body.decision.action, { timeout: 1_000, interval: 50 }).toBe('flagged');
+  });
+
   it('rate limits are shared across processes', async () => {
     const p = prefix();
     const env = { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '3600' };

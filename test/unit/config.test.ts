@@ -34,6 +34,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', AUTH_CACHE_TTL_MS: '5000' }).AUTH_CACHE_TTL_MS).toBe(5_000);
   });
 
+  it('records detection audit events for non-allowed scans unless told otherwise', () => {
+    expect(loadConfig({}).AUDIT_DETECTION_EVENTS).toBe('non_allowed');
+    expect(loadConfig({ AUDIT_DETECTION_EVENTS: 'all' }).AUDIT_DETECTION_EVENTS).toBe('all');
+    expect(() => loadConfig({ AUDIT_DETECTION_EVENTS: 'some' })).toThrow(/AUDIT_DETECTION_EVENTS/);
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).DATABASE_URL).toBeUndefined();
   });

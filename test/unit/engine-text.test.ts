@@ -111,9 +111,13 @@ describe('default decision', () => {
         { detector: 'pii', score: 0.95, items: [{ text: 'x', label: 'EMAIL_ADDRESS', confidence: 0.95, source: 'regex', span: [0, 1] }] },
         { detector: 'prompt_injection', score: 0.97, items: [{ text: 'y', label: 'prompt_injection', confidence: 0.97, source: 'model:x@1', span: [0, 1] }], thresholds: t },
       ],
-      () => ({ warn_above: 0.5, flag_above: 0.9, block_above: 1 }),
+      (r) => r.thresholds ?? { warn_above: 0.5, flag_above: 0.9, block_above: 1 },
     );
     expect(d).toEqual({ action: 'blocked', reason: 'score_threshold', policy_id: null, policy_revision_id: null, matched_rule_id: null, triggering_finding: 'prompt_injection:prompt_injection' });
+  });
+  it('a result whose thresholds are null is left out', () => {
+    const d = decideByThresholds([{ detector: 'pii', score: 0.99, items: [] }], () => null);
+    expect(d.action).toBe('allowed');
   });
   it('nothing crossed → allowed, below_thresholds', () => {
     expect(decideByThresholds([{ detector: 'pii', score: 0, items: [] }], () => t).reason).toBe('below_thresholds');

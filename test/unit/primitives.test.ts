@@ -82,4 +82,16 @@ describe('identifier minting', () => {
     expect(decodeTime(a.slice(5))).toBe(t);
     expect(a).not.toBe(b);
   });
+  it('timed ids of one kind minted in a row for the same millisecond increase', async () => {
+    const { newTimedId } = await import('../../lib/ids.ts');
+    const { decodeTime } = await import('ulid');
+    const t = Date.parse('2026-04-02T03:04:05.678Z');
+    for (let round = 0; round < 50; round++) {
+      const ids = [newTimedId('audit', t), newTimedId('audit', t), newTimedId('audit', t)];
+      expect([...ids].sort()).toEqual(ids);
+      expect(new Set(ids).size).toBe(3);
+      for (const id of ids) expect(decodeTime(id.slice(4))).toBe(t);
+      newTimedId('audit', t + 1);
+    }
+  });
 });

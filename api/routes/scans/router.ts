@@ -32,7 +32,7 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
         res.status(201).location(`/v1/scans/${row.id}`).json(presentScan(row, s.clock.now()));
         return;
       }
-      checkScanRequest(deps.engine, body);
+      const policy = await checkScanRequest(deps, principal.org_id, body);
       const stream = new EventStream(res);
       stream.start();
       const idem = res.locals.idempotency as IdempotencyHandle | undefined;
@@ -41,6 +41,7 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
       try {
         const row = await createScan(deps, principal.org_id, body, {
           ...meta,
+          policy,
           onResult: ({ result, ms }) =>
             stream.send('detector', {
               detector: result.detector,

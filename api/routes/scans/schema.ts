@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { imageProblem, IMAGE_MEDIA_TYPES, renderToolset } from '../../../engine/content.ts';
 import { ACTIONS, SURFACES, TIERS } from '../../../engine/detector.ts';
+import { instant, shortString as short, windowInOrder } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
-const short = z.string().min(1, 'must be 1 to 255 characters').max(255, 'must be 1 to 255 characters');
 
 export const scanIdParams = z.object({
   scan_id: z.string().regex(new RegExp(`^(scan_)?${ULID}$`), 'must be scan_ (optional) followed by 26 Crockford base32 characters'),
@@ -71,8 +71,6 @@ export function createScanBody(maxChars: number) {
 export type CreateScanBody = z.infer<ReturnType<typeof createScanBody>>;
 export type ScanContent = CreateScanBody['content'];
 
-const instant = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time' }).transform((s) => new Date(s));
-
 export const listScansQuery = pageQuery
   .extend({
     agent_id: short.optional(),
@@ -85,6 +83,6 @@ export const listScansQuery = pageQuery
     until: instant.optional(),
   })
   .refine((q) => !(q.end_user_id !== undefined && q.end_user_id_hash !== undefined), { path: ['end_user_id_hash'], message: 'give end_user_id or end_user_id_hash, not both' })
-  .refine((q) => !(q.since && q.until && q.since >= q.until), { path: ['until'], message: 'must be after since' });
+  .refine(windowInOrder, { path: ['until'], message: 'must be after since' });
 
 export type ListScansQuery = z.infer<typeof listScansQuery>;

@@ -1,0 +1,94 @@
+import type { Logger } from '../lib/logger.ts';
+import type { Redis } from '../lib/redis.ts';
+
+/**
+ * Tells every process that something cached changed (an API key was revoked, an organization's
+ * policies changed), so cached copies are dropped. In-process always; across processes through Redis
+ * pub/sub when REDIS_URL is set (without Redis, caches live at most 1 s, which bounds the delay instead).
+ * One bus per topic; the message is the id whose cached state is stale.
+ */
+export interface InvalidationBus {
+  /** Never throws: the change is already committed; a lost message is covered by `crossProcess`. */
+  publish(id: string): Promise<void>;
+  /** `listener(id)` for one id, `listener(null)` when everything cached must be dropped (lost messages). */
+  subscribe(listener: (id: string | null) => void): void;
+  /** Whether revocations from other processes reach us right now; while false, caches must stay ≤ 1 s. */
+  crossProcess(): boolean;
+  close(): Promise<void>;
+}
+
+export class LocalInvalidationBus implements InvalidationBus {
+  protected listeners: Array<(id: string | null) => void> = [];
+  async publish(id: string): Promise<void> {
+    this.emit(id);
+  }
+  subscribe(listener: (id: string | null) => void): void {
+    this.listeners.push(listener);
+  }
+  crossProcess(): boolean {
+    return false;
+  }
+  protected emit(id: string | null): void {
+    for (const l of this.listeners) l(id);
+  }
+  async close(): Promise<void> {}
+}
+
+export class RedisInvalidationBus extends LocalInvalidationBus {
+  private readonly channel: string;
+  private readonly subscriber: Redis;
+  private live = false;
+
+  constructor(
+    private readonly redis: Redis,
+    /** The Redis channel, e.g. `<prefix>api-key-revoked`. */
+    channel: string,
+    private readonly logger?: Logger,
+  ) {
+    super();
+    this.channel = channel;
+    this.subscriber = redis.duplicate({ autoResubscribe: false });
+    this.subscriber.on('error', () => undefined); // reported by the main connection's handler
+    let subscribedBefore = false;
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(this.channel).then(
+        () => {
+          // Messages sent while we were away are lost: forget everything cached.
+          if (subscribedBefore) this.emit(null);
+          subscribedBefore = true;
+          this.live = true;
+        },
+        () => undefined,
+      );
+    });
+    this.subscriber.on('close', () => {
+      this.live = false;
+    });
+    this.subscriber.on('message', (_channel: string, id: string) => this.emit(id));
+  }
+
+  override crossProcess(): boolean {
+    return this.live;
+  }
+
+  override async publish(id: string): Promise<void> {
+    this.emit(id);
+    try {
+      await this.redis.publish(this.channel, id);
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error).message, channel: this.channel, id }, 'invalidation not published: redis unavailable');
+    }
+  }
+
+  override async close(): Promise<void> {
+    this.subscriber.disconnect();
+  }
+}
+
+/** The topics: one bus each. */
+export const TOPICS = { apiKeyRevoked: 'api-key-revoked', policiesChanged: 'policies-changed' } as const;
+
+/** The bus for `topic`: across processes on Redis (channel `<prefix><topic>`) when there is one, else in-process. */
+export function invalidationBus(redis: Redis | null, prefix: string, topic: (typeof TOPICS)[keyof typeof TOPICS], logger?: Logger): InvalidationBus {
+  return redis ? new RedisInvalidationBus(redis, `${prefix}${topic}`, logger) : new LocalInvalidationBus();
+}

@@ -80,6 +80,23 @@ function groupCount(csr: Csr, groups: Groups): number {
   return groups ? groups.length - 1 : csr.rows;
 }
 
+/** The row that stands for group g: its highest-logit row (the first on ties); g itself without groups. */
+function maxRow(groups: Groups, g: number, logit: (r: number) => number): number {
+  if (!groups) return g;
+  let r = groups[g] as number;
+  const end = groups[g + 1] as number;
+  if (end - r < 2) return r;
+  let best = logit(r);
+  for (let r2 = r + 1; r2 < end; r2++) {
+    const z2 = logit(r2);
+    if (z2 > best) {
+      best = z2;
+      r = r2;
+    }
+  }
+  return r;
+}
+
 /** Logistic regression p = sigmoid(bias + sum_j value_j * w[id_j]). labels 0/1 (per group). */
 export function trainLogistic(csr: Csr, labels: Int8Array, sampleWeights: Float32Array, buckets: number, opts: TrainOptions & { nonNegative?: boolean }, groups?: Groups): LinearModelParams {
   const nonNeg = opts.nonNegative ?? false;
@@ -113,17 +130,8 @@ export function trainLogistic(csr: Csr, labels: Int8Array, sampleWeights: Float3
       let bw = 0;
       for (let k = start; k < end; k++) {
         const g = order[k] as number;
-        let r = groups ? (groups[g] as number) : g;
-        let z = logit(r);
-        if (groups) {
-          for (let r2 = r + 1; r2 < (groups[g + 1] as number); r2++) {
-            const z2 = logit(r2);
-            if (z2 > z) {
-              z = z2;
-              r = r2;
-            }
-          }
-        }
+        const r = maxRow(groups, g, logit);
+        const z = logit(r);
         const a = csr.offsets[r] as number;
         const b = csr.offsets[r + 1] as number;
         const p = 1 / (1 + Math.exp(-z));
@@ -241,17 +249,7 @@ export function trainBagMlp(csr: Csr, labels: Int32Array | Int8Array, sampleWeig
       let bw = 0;
       for (let k = start; k < end; k++) {
         const g = order[k] as number;
-        let r = groups ? (groups[g] as number) : g;
-        if (groups && (groups[g + 1] as number) - r > 1) {
-          let best = logit(r);
-          for (let r2 = r + 1; r2 < (groups[g + 1] as number); r2++) {
-            const z2 = logit(r2);
-            if (z2 > best) {
-              best = z2;
-              r = r2;
-            }
-          }
-        }
+        const r = maxRow(groups, g, logit);
         const a = csr.offsets[r] as number;
         const e = csr.offsets[r + 1] as number;
         // forward (with feature dropout: dropped features get value 0 for this pass)

@@ -124,6 +124,12 @@ export interface PolicyDecision extends Decision {
   notify?: string[];
 }
 
+/** The decision as the API returns and stores it: without `notify`, which only webhooks read. */
+export function shownDecision(d: PolicyDecision): Omit<PolicyDecision, 'notify'> {
+  const { notify: _notify, ...shown } = d;
+  return shown;
+}
+
 /** The condition matched; `finding` is the `<detector>:<label>` (or `<detector>`) that made it match, if any. */
 type Match = { finding: string | null };
 type Test = (f: ScanFacts) => Match | null;

@@ -5,7 +5,7 @@ import { findKeyBySecretHash, touchLastUsed, type KeyLookupRow } from '../store/
 import type { Db } from '../store/db.ts';
 import { hashSecret, looksLikeSecret } from './api-key-secrets.ts';
 import type { Principal } from './principal.ts';
-import type { InvalidationBus } from './invalidation-bus.ts';
+import { cacheTtlMs, type InvalidationBus } from './invalidation-bus.ts';
 
 interface CacheEntry {
   key: KeyLookupRow | null;
@@ -69,9 +69,8 @@ export class Authenticator {
     };
   }
 
-  /** The configured TTL while other processes' revocations reach us; at most 1 s while they cannot. */
   private ttlMs(): number {
-    return this.o.revocations.crossProcess() ? this.o.cacheTtlMs : Math.min(this.o.cacheTtlMs, 1_000);
+    return cacheTtlMs(this.o.revocations, this.o.cacheTtlMs);
   }
 
   /** Drops cached entries for one key (null: all). */

@@ -85,6 +85,14 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
   }
 }
 
+/**
+ * How long a cache fed by `bus` may keep an entry: the configured TTL while changes from other
+ * processes reach us, at most 1 s while they cannot.
+ */
+export function cacheTtlMs(bus: InvalidationBus, configuredMs: number): number {
+  return bus.crossProcess() ? configuredMs : Math.min(configuredMs, 1_000);
+}
+
 /** The topics: one bus each. */
 export const TOPICS = { apiKeyRevoked: 'api-key-revoked', policiesChanged: 'policies-changed' } as const;
 

@@ -19,6 +19,7 @@ import {
   type PolicyDocument,
   type PolicyMode,
   type ScanFacts,
+  shownDecision,
 } from '../engine/policy.ts';
 import type { ScoredResult } from '../engine/decision.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -30,7 +31,7 @@ import * as store from '../store/policies.ts';
 import type { PolicyRow } from '../store/policies.ts';
 import { getScan as getScanRow, type ScanRow } from '../store/scans.ts';
 import type { Actor } from './api-keys.ts';
-import type { InvalidationBus } from './invalidation-bus.ts';
+import { cacheTtlMs, type InvalidationBus } from './invalidation-bus.ts';
 
 /** A validated create or replace body (api/routes/policies/schema.ts checks it). */
 export interface PolicyInput {
@@ -234,7 +235,7 @@ export class PolicyCache {
   private async load(orgId: string, key: string): Promise<CompiledPolicy | null> {
     let org = this.orgs.get(orgId);
     const hit = org?.get(key);
-    const ttl = this.changes.crossProcess() ? this.ttlMs : Math.min(this.ttlMs, 1_000);
+    const ttl = cacheTtlMs(this.changes, this.ttlMs);
     if (hit instanceof Promise) return hit;
     if (hit && performance.now() - hit.at < ttl) return hit.value;
     if (!org) {
@@ -317,9 +318,8 @@ export async function simulatePolicy(deps: PolicyDeps, orgId: string, policyId: 
   }
   const decision = evaluatePolicy(policy, facts, builtin);
   const rule = decision.matched_rule_id === null ? undefined : policy.rules.find((r) => r.id === decision.matched_rule_id);
-  const { notify: _notify, ...shown } = decision;
   return {
-    decision: shown,
+    decision: shownDecision(decision),
     matched_rule: rule ? { rule_id: rule.id, rule_name: rule.name } : null,
     diff_from_current: { previous_action: previous.action, previous_revision_id: previous.revision, new_action: decision.action },
   };

@@ -6,7 +6,7 @@ import type { Metrics } from '../api/metrics.ts';
 import type { CreateScanBody, ListScansQuery } from '../api/routes/scans/schema.ts';
 import { renderToolset } from '../engine/content.ts';
 import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
-import type { CompiledPolicy } from '../engine/policy.ts';
+import { shownDecision, type CompiledPolicy } from '../engine/policy.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { Errors } from '../lib/errors.ts';
@@ -109,7 +109,7 @@ export async function createScan(deps: ScanDeps, orgId: string, submitted: Creat
     .filter((r) => r.result.items.length > 0)
     .map((r) => ({ detector: r.result.detector, items: r.result.items, frameworks: engine.registry.get(r.result.detector)!.frameworks }));
   // `notify` stays with the outcome (webhooks read it); the stored decision is what the API returns.
-  const { notify: _notify, ...decision } = outcome.decision;
+  const decision = shownDecision(outcome.decision);
   const scores: Record<string, number> = {};
   for (const r of outcome.runs) scores[r.result.detector] = r.result.score;
   const row: ScanRow = {

@@ -83,6 +83,19 @@ describe('without Redis', () => {
   });
 });
 
+describe('without Redis, policies', () => {
+  it('a cached policy lives at most 1 s, so a change elsewhere decides scans within it (the TTL says 30 s)', async () => {
+    const one = await start();
+    const two = await start();
+    expect(two.config.POLICY_CACHE_TTL_MS).toBe(30_000);
+    const org = await buildOrg(one);
+    const scan = () => call(two, 'POST', '/v1/scans', { key: org.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'hi' }, options: { tier: 'fast' } } });
+    expect((await scan()).body.decision.policy_id).toBeNull(); // the miss is now cached in two
+    const created = await call(one, 'POST', '/v1/policies', { key: org.admin, json: { name: 'd', rules: [], default_action: 'warned', is_default: true } });
+    await expect.poll(async () => (await scan()).body.decision.policy_id, { timeout: 1_200, interval: 50 }).toBe(created.body.id);
+  });
+});
+
 describe('with Redis configured but unreachable', () => {
   const down = { redisPrefix: 'unused:', redisDown: true, env: { REDIS_URL: 'redis://127.0.0.1:1' } };
 

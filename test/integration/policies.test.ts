@@ -358,11 +358,26 @@ describe('backtest', () => {
     expectProblem(await call(app, 'POST', `/v1/policies/${p.id}:backtest`, { key: other.admin, json: { since, until: new Date().toISOString() } }), 404, 'policies.not_found');
   });
 
-  it('rejects an inverted window', async () => {
+  const window = { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' };
+  it.each<[string, unknown, string]>([
+    ['an inverted window', { since: window.until, until: window.since }, 'until'],
+    ['a missing since', { until: window.until }, 'since'],
+    ['a malformed until', { since: window.since, until: 'tomorrow' }, 'until'],
+    ['21 samples', { ...window, samples: 21 }, 'samples'],
+    ['max_scans 0', { ...window, max_scans: 0 }, 'max_scans'],
+    ['max_scans over 10,000,000', { ...window, max_scans: 10_000_001 }, 'max_scans'],
+    ['an unknown field', { ...window, dry_run: true }, ''],
+  ])('rejects %s', async (_l, b, path) => {
     const p = (await create(body())).body;
-    const r = await call(app, 'POST', `/v1/policies/${p.id}:backtest`, { key: org.admin, json: { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' } });
+    const r = await call(app, 'POST', `/v1/policies/${p.id}:backtest`, { key: org.admin, json: b });
     expectProblem(r, 400, 'request.validation_failed');
-    expect(paths(r)).toContain('until');
+    expect(paths(r)).toContain(path);
+  });
+
+  it('accepts samples 0 and max_scans 10,000,000', async () => {
+    const p = (await create(body())).body;
+    const r = await call(app, 'POST', `/v1/policies/${p.id}:backtest`, { key: org.admin, json: { ...window, samples: 0, max_scans: 10_000_000 } });
+    expect(r.status).toBe(200);
   });
 });
 

@@ -8,10 +8,7 @@
  * echo and each tier for the same duration and connection count with the same mix of bodies
  * (60% benign, 20% injection, 20% PII). Writes benchmarks/results/scans-<timestamp>.json.
  */
-import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,6 +21,7 @@ import { createPool } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { benchmarkDatabase } from './database.ts';
 import { bodies } from './fixtures.ts';
+import { freePort, load, ROOT as root, start, summary } from './processes.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,64 +36,10 @@ const connections = Number(args.connections);
 const duration = Number(args.duration);
 const chars = Number(args['body-chars']);
 const tiers = args.tiers!.split(',');
-const root = path.resolve(import.meta.dirname, '..');
 const SECRET = 'benchmark-secret-key-0123456789abcdef';
 const say = (s: string) => args.json || process.stderr.write(`${s}\n`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a child; ready when `ready` matches its output, or when `port` answers /healthz. */
-function start(cmd: string[], env: Record<string, string>, ready: RegExp | null, port?: number): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    if (port !== undefined) {
-      const poll = setInterval(() => {
-        fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (r) => r.ok && (clearInterval(poll), resolve({ child, port })),
-          () => undefined,
-        );
-      }, 200);
-      child.on('exit', () => clearInterval(poll));
-    }
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = ready?.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${cmd.join(' ')} exited ${code}: ${out.slice(-2000)}`)));
-  });
-}
-
-function run(url: string, requests: string[], headers: Record<string, string>, secs: number): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon(
-      { url, method: 'POST', connections, duration: secs, headers: { 'content-type': 'application/json', ...headers }, requests: requests.map((body) => ({ body })) },
-      (err, result) => (err ? reject(err) : resolve(result)),
-    );
-    if (!args.json) autocannon.track(instance, { renderProgressBar: true, renderResultsTable: false, renderLatencyTable: false });
-  });
-}
-
-const summary = (r: autocannon.Result) => ({
-  req_per_s: Math.round(r.requests.average),
-  p50_ms: r.latency.p50,
-  p90_ms: r.latency.p90,
-  p99_ms: r.latency.p99,
-  max_ms: r.latency.max,
-  non_2xx: r.non2xx,
-  errors: r.errors,
-  timeouts: r.timeouts,
-});
+const run = (url: string, requests: string[], headers: Record<string, string>, secs: number) => load(url, requests, { connections, seconds: secs, headers, progress: !args.json });
 
 const databaseUrl = await benchmarkDatabase('cf_bench');
 const db = createPool(databaseUrl, 2, () => undefined);

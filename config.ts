@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { AllowList } from './services/webhook-url.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -41,10 +43,30 @@ const schema = z.object({
   SCAN_DEADLINE_MS: int(10, 600_000).default(5_000),
   SCAN_MAX_TEXT_CHARS: int(1, 50_000_000).default(500_000),
   SCAN_CONTENT_RETENTION_DAYS: int(1, 3650).default(30),
+  // Whether this process runs scheduled jobs (Agenda). Any number of processes may: each run happens once.
+  JOBS_ENABLED: bool.default(true),
+  // Rows per statement in the retention jobs (scan content expiry, idempotency cleanup): short locks.
+  RETENTION_BATCH_SIZE: int(1, 100_000).default(5_000),
   SCAN_WRITER_MAX_BATCH: int(1, 5_000).default(256),
   SCAN_WRITER_CONCURRENCY: int(1, 64).default(4),
   // Which scans write a detection audit event: non_allowed (effective action not `allowed`), all, none.
   AUDIT_DETECTION_EVENTS: z.enum(['non_allowed', 'all', 'none']).default('non_allowed'),
+  // Outbound webhooks (docs/webhooks.md). Whether this process sends deliveries (every process may:
+  // they share the outbox through row locks).
+  WEBHOOK_DELIVERY_ENABLED: bool.default(true),
+  // Attempts in flight per process.
+  WEBHOOK_CONCURRENCY: int(1, 1_024).default(64),
+  // One attempt's limit: connect, TLS, request and response headers, and the 1 KiB body preview.
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  // How often a process looks for due retries (new events are sent at once by the process that stored them).
+  WEBHOOK_POLL_MS: int(10, 60_000).default(1_000),
+  // webhook.failing is emitted when a webhook's consecutive failed attempts reach this number.
+  WEBHOOK_FAILING_THRESHOLD: int(1, 1_000).default(5),
+  // TEST ONLY: hosts, addresses or CIDRs exempt from the private-address refusal (e.g. 127.0.0.1 for a
+  // local receiver). Empty by default; never set it in production.
+  WEBHOOK_UNSAFE_ALLOW_HOSTS: z.string().default(''),
+  // Extra CA certificate (PEM file) trusted for webhook TLS besides the system roots; TEST ONLY.
+  WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
   MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
 });
 
@@ -84,6 +106,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       'AUTH_CACHE_TTL_MS: must be at most 1000 without REDIS_URL (revocations must reach every process within 1 s)',
     ]);
   }
+  try {
+    AllowList.parse(raw.WEBHOOK_UNSAFE_ALLOW_HOSTS);
+  } catch (err) {
+    throw new ConfigError([`WEBHOOK_UNSAFE_ALLOW_HOSTS: ${(err as Error).message}`]);
+  }
+  if (raw.WEBHOOK_CA_FILE && !existsSync(raw.WEBHOOK_CA_FILE)) throw new ConfigError([`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} does not exist`]);
   if (raw.DEPLOYMENT_MODE === 'saas' && raw.METRICS_ENABLED && !raw.METRICS_TOKEN) {
     throw new ConfigError(['METRICS_TOKEN: required in saas mode while METRICS_ENABLED (metrics span every organization)']);
   }

@@ -6,6 +6,12 @@ import { MemoryRateLimiter, RedisRateLimiter } from '../services/rate-limiter.ts
 import { invalidationBus, TOPICS } from '../services/invalidation-bus.ts';
 import { PolicyCache, type PolicyDeps } from '../services/policies.ts';
 import { policyRoutes } from './routes/policies/router.ts';
+import { webhookRoutes } from './routes/webhooks/router.ts';
+import { DeliveryPump, HttpsSender } from '../services/webhook-delivery.ts';
+import { AllowList } from '../services/webhook-url.ts';
+import { SubscriptionCache, type WebhookDeps } from '../services/webhooks.ts';
+import { LATEST_API_VERSION } from './versions.ts';
+import { readFileSync } from 'node:fs';
 import type { AppDeps, AppServices } from './context.ts';
 import { createMetrics } from './metrics.ts';
 import { jsonBody } from './middleware/body.ts';
@@ -42,8 +48,48 @@ export function buildApp(deps: AppDeps): BuiltApp {
     changes: policyChanges,
     cache: new PolicyCache(db, policyChanges, config.POLICY_CACHE_TTL_MS),
   };
-  const rateLimiter = redis ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger) : new MemoryRateLimiter(clock);
   const metrics = deps.metrics ?? createMetrics(config.METRICS_ENABLED);
+  const webhookChanges = invalidationBus(redis, config.REDIS_KEY_PREFIX, TOPICS.webhooksChanged, logger);
+  const allow = AllowList.parse(config.WEBHOOK_UNSAFE_ALLOW_HOSTS);
+  if (allow.size > 0) logger.warn({ hosts: config.WEBHOOK_UNSAFE_ALLOW_HOSTS }, 'WEBHOOK_UNSAFE_ALLOW_HOSTS is set: webhooks may reach these private hosts (for tests only)');
+  const webhookPump = config.WEBHOOK_DELIVERY_ENABLED
+    ? new DeliveryPump({
+        db,
+        clock,
+        logger,
+        keyring,
+        sender: new HttpsSender({
+          allow,
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+          extraCa: config.WEBHOOK_CA_FILE ? [readFileSync(config.WEBHOOK_CA_FILE, 'utf8')] : [],
+          lookupImpl: deps.webhookDns?.deliver,
+        }),
+        apiVersion: LATEST_API_VERSION,
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        pollMs: config.WEBHOOK_POLL_MS,
+        failingThreshold: config.WEBHOOK_FAILING_THRESHOLD,
+        metrics: {
+          attempt: (outcome, seconds) => {
+            metrics.webhookAttempts.inc({ outcome });
+            metrics.webhookAttemptDuration.observe(seconds);
+          },
+          inFlight: (n) => metrics.webhookInFlight.set(n),
+          lag: (seconds) => metrics.webhookLag.observe(seconds),
+        },
+      })
+    : null;
+  const webhooks: WebhookDeps = {
+    db,
+    clock,
+    keyring,
+    changes: webhookChanges,
+    subscriptions: new SubscriptionCache(db, webhookChanges, config.POLICY_CACHE_TTL_MS),
+    allow,
+    lookup: deps.webhookDns?.register,
+    onEnqueued: () => webhookPump?.poke(),
+  };
+  const rateLimiter = redis ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger) : new MemoryRateLimiter(clock);
   const scanWriter = new ScanWriter(db, {
     maxBatch: config.SCAN_WRITER_MAX_BATCH,
     maxConcurrent: config.SCAN_WRITER_CONCURRENCY,
@@ -51,6 +97,10 @@ export function buildApp(deps: AppDeps): BuiltApp {
     onBatch: (rows, seconds) => {
       metrics.scanWriteBatch.observe(rows);
       metrics.scanWriteDuration.observe(seconds);
+    },
+    onDeliveries: (count) => {
+      metrics.webhookEnqueued.inc(count);
+      webhookPump?.poke();
     },
   });
   const authenticator = new Authenticator({
@@ -72,6 +122,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
     cursors: new CursorCodec(keyring.cursor),
     apiKeys: { db, clock, keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS },
     policies,
+    webhooks,
+    webhookPump,
   };
 
   const app = express();
@@ -86,7 +138,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   const routes = new Routes({
     jsonBody: jsonBody(config.BODY_LIMIT_BYTES),
-    idempotency: idempotency(db, clock, config.IDEMPOTENCY_TTL_HOURS),
+    idempotency: idempotency(db, clock, config.IDEMPOTENCY_TTL_HOURS, keyring.idempotencyResponse),
   });
   healthRoutes(routes, services);
   meRoutes(routes);
@@ -98,22 +150,27 @@ export function buildApp(deps: AppDeps): BuiltApp {
     engine: deps.engine,
     policies: policies.cache,
     writer: scanWriter,
+    webhooks: webhooks.subscriptions,
     clock,
     metrics,
     deadlineMs: config.SCAN_DEADLINE_MS,
     retentionDays: config.SCAN_CONTENT_RETENTION_DAYS,
   });
   detectorRoutes(routes, services, deps.engine);
+  webhookRoutes(routes, services, webhooks);
   routes.mount(app);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));
   app.use(problemHandler(metrics, config.BODY_LIMIT_BYTES));
 
+  webhookPump?.start();
   return {
     app,
     services,
     close: async () => {
       await scanWriter.drain();
+      await webhookPump?.stop();
+      await webhookChanges.close();
       await revocations.close();
       await policyChanges.close();
       await rateLimiter.close();

@@ -15,6 +15,9 @@ import type { Db } from '../store/db.ts';
 import type { ScanEngine } from '../engine/pipeline.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import type { Metrics } from './metrics.ts';
+import type { DeliveryPump } from '../services/webhook-delivery.ts';
+import type { LookupAll, LookupAllWithOptions } from '../services/webhook-url.ts';
+import type { WebhookDeps } from '../services/webhooks.ts';
 
 /** Everything the app needs, built by the runtime (or a test) and passed in. */
 export interface AppDeps {
@@ -28,6 +31,8 @@ export interface AppDeps {
   engine: ScanEngine;
   /** The metrics registry the engine and pool already report to; the app creates one when absent. */
   metrics?: Metrics;
+  /** Tests only: the resolvers behind webhook URL checks at registration and at delivery (DNS rebinding). */
+  webhookDns?: { register?: LookupAll; deliver?: LookupAllWithOptions };
 }
 
 /** Services the app builds once from its deps. */
@@ -40,6 +45,9 @@ export interface AppServices extends AppDeps {
   apiKeys: ApiKeyDeps;
   policies: PolicyDeps;
   scanWriter: ScanWriter;
+  webhooks: WebhookDeps;
+  /** Sends webhook deliveries; null when WEBHOOK_DELIVERY_ENABLED is false. */
+  webhookPump: DeliveryPump | null;
 }
 
 declare global {

@@ -15,6 +15,16 @@ export interface Metrics {
   poolRejections: client.Counter<'reason'>;
   scanWriteBatch: client.Histogram;
   scanWriteDuration: client.Histogram;
+  jobRuns: client.Counter<'job' | 'outcome'>;
+  jobDuration: client.Histogram<'job'>;
+  jobLag: client.Histogram<'job'>;
+  scanContentExpired: client.Counter;
+  idempotencyKeysExpired: client.Counter;
+  webhookAttempts: client.Counter<'outcome'>;
+  webhookAttemptDuration: client.Histogram;
+  webhookLag: client.Histogram;
+  webhookInFlight: client.Gauge;
+  webhookEnqueued: client.Counter;
 }
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -65,5 +75,31 @@ export function createMetrics(collectDefaults: boolean): Metrics {
     poolRejections: new client.Counter({ name: 'cf_pool_rejections_total', help: 'Model requests refused: queue full (503) or deadline passed (504)', labelNames: ['reason'], registers }),
     scanWriteBatch: new client.Histogram({ name: 'cf_scan_write_batch_rows', help: 'Scans per group-commit transaction', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers }),
     scanWriteDuration: new client.Histogram({ name: 'cf_scan_write_duration_seconds', help: 'Group-commit transaction time', buckets: LATENCY_BUCKETS, registers }),
+    jobRuns: new client.Counter({ name: 'jobs_runs_total', help: 'Scheduled job runs in this process by job and outcome (success, failure)', labelNames: ['job', 'outcome'], registers }),
+    jobDuration: new client.Histogram({ name: 'job_duration_seconds', help: 'Job run time by job', labelNames: ['job'], buckets: [0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600], registers }),
+    jobLag: new client.Histogram({
+      name: 'job_lag_seconds',
+      help: 'How late a job run started after the time it was due (nextRunAt)',
+      labelNames: ['job'],
+      buckets: [0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
+      registers,
+    }),
+    scanContentExpired: new client.Counter({ name: 'scan_content_expired_total', help: 'Scans whose captured content the retention job removed', registers }),
+    idempotencyKeysExpired: new client.Counter({ name: 'idempotency_keys_expired_total', help: 'Idempotency-Key records deleted past their retention', registers }),
+    webhookAttempts: new client.Counter({
+      name: 'cf_webhook_attempts_total',
+      help: 'Webhook delivery attempts made by this process, by outcome (succeeded, failed: a retry is scheduled, dead_lettered)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    webhookAttemptDuration: new client.Histogram({ name: 'cf_webhook_attempt_duration_seconds', help: 'Webhook attempt time (connect to response preview)', buckets: LATENCY_BUCKETS, registers }),
+    webhookLag: new client.Histogram({
+      name: 'cf_webhook_attempt_lag_seconds',
+      help: 'How late a webhook attempt started after it was due',
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60, 300],
+      registers,
+    }),
+    webhookInFlight: new client.Gauge({ name: 'cf_webhook_attempts_in_flight', help: 'Webhook attempts in flight in this process', registers }),
+    webhookEnqueued: new client.Counter({ name: 'cf_webhook_deliveries_enqueued_total', help: 'Webhook deliveries enqueued with committed scans', registers }),
   };
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { loadConfigOrReport } from '../config.ts';
-import * as cleanupIdempotency from '../jobs/cleanup-idempotency-keys.ts';
+import { startJobs, type Jobs } from '../jobs/scheduler.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { openRuntime } from '../runtime.ts';
@@ -32,16 +32,14 @@ async function main(): Promise<void> {
   // Longer than common load balancers' idle timeouts, so they close first.
   server.keepAliveTimeout = 65_000;
 
-  const cleanup = setInterval(() => {
-    cleanupIdempotency.run({ db: runtime.db, clock: systemClock }).catch((err: Error) => logger.warn({ err: err.message }, 'idempotency cleanup failed'));
-  }, cleanupIdempotency.everyMs).unref();
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
   });
   const address = server.address();
   logger.info({ port: typeof address === 'object' && address ? address.port : config.PORT, database: runtime.embedded ? 'embedded' : 'DATABASE_URL', redis: Boolean(runtime.redis), deployment_mode: config.DEPLOYMENT_MODE }, 'content firewall listening');
+  // Scheduled jobs (retention, cleanup) on the same database; any number of processes may run them.
+  const jobs: Jobs | null = config.JOBS_ENABLED ? await startJobs({ db: runtime.db, clock: systemClock, logger, metrics, config }) : null;
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -51,7 +49,6 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
-    clearInterval(cleanup);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     // close() drops connections idle now; keep dropping the ones that go idle as their requests finish.
     const reaper = setInterval(() => server.closeIdleConnections(), 50);
@@ -60,7 +57,8 @@ async function main(): Promise<void> {
       logger.warn('drain timeout: closing remaining connections');
       server.closeAllConnections();
     }, config.SHUTDOWN_TIMEOUT_MS);
-    await drained;
+    // Running jobs finish (up to SHUTDOWN_TIMEOUT_MS) while requests drain; both before the pool closes.
+    await Promise.all([drained, jobs?.stop()]);
     clearTimeout(timer);
     clearInterval(reaper);
     await built.close();

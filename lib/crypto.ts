@@ -1,13 +1,15 @@
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Purposes for which subkeys are derived from the master secret; one key per purpose. */
-export type KeyPurpose = 'api-key-hash' | 'cursor' | 'webhook-secret-encryption';
+export type KeyPurpose = 'api-key-hash' | 'cursor' | 'webhook-secret-encryption' | 'idempotency-response';
 
 /** Subkeys derived once from the master secret (HKDF-SHA256). */
 export interface Keyring {
   readonly apiKeyHash: Buffer;
   readonly cursor: Buffer;
   readonly webhookSecretEncryption: Buffer;
+  /** Seals stored idempotency replays, which may hold a one-time secret (key create, webhook create, rotations). */
+  readonly idempotencyResponse: Buffer;
 }
 
 function derive(master: Buffer, purpose: KeyPurpose): Buffer {
@@ -20,6 +22,7 @@ export function buildKeyring(master: Buffer): Keyring {
     apiKeyHash: derive(master, 'api-key-hash'),
     cursor: derive(master, 'cursor'),
     webhookSecretEncryption: derive(master, 'webhook-secret-encryption'),
+    idempotencyResponse: derive(master, 'idempotency-response'),
   });
 }
 
@@ -52,4 +55,34 @@ export function randomBase62(bytes: number): string {
     }
   }
   return out;
+}
+
+const SEALED_V1 = 0x01;
+const NONCE = 12;
+const TAG = 16;
+
+/**
+ * AES-256-GCM: version byte (1) | nonce (12) | tag (16) | ciphertext. `aad` binds the ciphertext to
+ * where it is stored (e.g. its organization and row), so a copy elsewhere does not open.
+ */
+export function seal(key: Buffer, plaintext: Buffer | string, aad: string): Buffer {
+  const nonce = randomBytes(NONCE);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(Buffer.from(aad, 'utf8'));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([Buffer.of(SEALED_V1), nonce, cipher.getAuthTag(), body]);
+}
+
+/** Whether `data` starts like a `seal` output (rows written before sealing existed do not). */
+export function isSealed(data: Buffer): boolean {
+  return data.length >= 1 + NONCE + TAG && data[0] === SEALED_V1;
+}
+
+/** @throws Error when `sealed` was altered, or sealed under another key or `aad`. */
+export function unseal(key: Buffer, sealed: Buffer, aad: string): Buffer {
+  if (!isSealed(sealed)) throw new Error('not a sealed value');
+  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(1, 1 + NONCE));
+  decipher.setAAD(Buffer.from(aad, 'utf8'));
+  decipher.setAuthTag(sealed.subarray(1 + NONCE, 1 + NONCE + TAG));
+  return Buffer.concat([decipher.update(sealed.subarray(1 + NONCE + TAG)), decipher.final()]);
 }

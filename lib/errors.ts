@@ -59,6 +59,13 @@ const entries = {
   scanNotFound: { status: 404, code: 'scans.not_found', title: 'Scan not found' },
   unknownDetector: { status: 400, code: 'scans.unknown_detector', title: 'Unknown detector' },
   policyNotFound: { status: 404, code: 'policies.not_found', title: 'Policy not found' },
+  // webhooks
+  webhookNotFound: { status: 404, code: 'webhooks.not_found', title: 'Webhook not found' },
+  webhookDeliveryNotFound: { status: 404, code: 'webhooks.delivery_not_found', title: 'Webhook delivery not found' },
+  webhookUrlInvalid: { status: 400, code: 'webhooks.url_invalid', title: 'Webhook URL not acceptable' },
+  webhookUrlRefused: { status: 400, code: 'webhooks.url_refused', title: 'Webhook URL points at a refused address' },
+  webhookUrlUnresolvable: { status: 400, code: 'webhooks.url_unresolvable', title: 'Webhook URL host does not resolve' },
+  webhookDeliveryInProgress: { status: 409, code: 'webhooks.delivery_in_progress', title: 'Delivery still in progress' },
   overloaded: { status: 503, code: 'service.overloaded', title: 'Service overloaded' },
   scanDeadlineExceeded: { status: 504, code: 'scans.deadline_exceeded', title: 'Scan deadline exceeded' },
   metricsUnauthorized: { status: 401, code: 'metrics.unauthenticated', title: 'Metrics token required' },
@@ -118,6 +125,15 @@ export const Errors = {
       known_detectors: known,
     }),
   policyNotFound: (id: string) => make('policyNotFound', `No policy ${id} in this organization.`),
+  webhookNotFound: (id: string) => make('webhookNotFound', `No webhook ${id} in this organization.`),
+  webhookDeliveryNotFound: (id: string) => make('webhookDeliveryNotFound', `No webhook delivery ${id} in this organization.`),
+  /** `url` is not an acceptable https URL (scheme, shape, credentials, length). */
+  webhookUrlInvalid: (detail: string) => make('webhookUrlInvalid', detail, { errors: [{ path: 'url', message: detail }] }),
+  /** `url`'s host is, or resolves to, an address outside the public internet (SSRF protection). */
+  webhookUrlRefused: (detail: string) => make('webhookUrlRefused', detail, { errors: [{ path: 'url', message: detail }] }),
+  webhookUrlUnresolvable: (detail: string) => make('webhookUrlUnresolvable', detail, { errors: [{ path: 'url', message: detail }] }),
+  webhookDeliveryInProgress: (id: string, status: string) =>
+    make('webhookDeliveryInProgress', `Delivery ${id} is ${status}: its retries are still scheduled. Redeliver once it has succeeded or been dead-lettered.`),
   overloaded: (retryAfter: number) =>
     make('overloaded', `The model workers are saturated; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
   scanDeadlineExceeded: (ms: number) => make('scanDeadlineExceeded', `Model inference did not finish within the scan deadline of ${ms} ms; nothing was stored.`),

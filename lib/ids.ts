@@ -16,6 +16,8 @@ export const ID_PREFIX = {
   policyRevision: 'rev',
   webhook: 'wh',
   webhookDelivery: 'whd',
+  /** Webhook events (the envelope id, Service-Event-Id). */
+  event: 'evt',
   labeledEvent: 'lev',
   redteamRun: 'rtr',
   scan: 'scan',

@@ -94,7 +94,7 @@ export function cacheTtlMs(bus: InvalidationBus, configuredMs: number): number {
 }
 
 /** The topics: one bus each. */
-export const TOPICS = { apiKeyRevoked: 'api-key-revoked', policiesChanged: 'policies-changed' } as const;
+export const TOPICS = { apiKeyRevoked: 'api-key-revoked', policiesChanged: 'policies-changed', webhooksChanged: 'webhooks-changed' } as const;
 
 /** The bus for `topic`: across processes on Redis (channel `<prefix><topic>`) when there is one, else in-process. */
 export function invalidationBus(redis: Redis | null, prefix: string, topic: (typeof TOPICS)[keyof typeof TOPICS], logger?: Logger): InvalidationBus {

@@ -31,7 +31,8 @@ import * as store from '../store/policies.ts';
 import type { PolicyRow } from '../store/policies.ts';
 import { getScan as getScanRow, type ScanRow } from '../store/scans.ts';
 import type { Actor } from './api-keys.ts';
-import { cacheTtlMs, type InvalidationBus } from './invalidation-bus.ts';
+import type { InvalidationBus } from './invalidation-bus.ts';
+import { OrgCache } from './org-cache.ts';
 
 /** A validated create or replace body (api/routes/policies/schema.ts checks it). */
 export interface PolicyInput {
@@ -192,27 +193,20 @@ function changes(old: PolicyRow, next: PolicyRow, oldRules: Map<string, PolicyRo
   return out.length ? out.join('; ') : 'no field changed';
 }
 
-interface CacheEntry {
-  value: CompiledPolicy | null;
-  at: number;
-}
-
 /**
- * The scan path's view of policies: compiled, per organization, reloaded after `ttlMs` and dropped at
- * once when the organization's policies change (in this process, and in others through the bus;
- * while the bus cannot reach other processes, entries live at most 1 s). Misses are cached too, so an
- * organization without a default policy costs no query per scan. Concurrent loads share one query.
+ * The scan path's view of policies: compiled, per organization, through an `OrgCache` (reloaded after
+ * `ttlMs`, dropped at once when the organization's policies change, misses cached too).
  */
 export class PolicyCache {
-  private readonly orgs = new Map<string, Map<string, CacheEntry | Promise<CompiledPolicy | null>>>();
+  private readonly cache: OrgCache<CompiledPolicy | null>;
 
   constructor(
     private readonly db: Db,
-    private readonly changes: InvalidationBus,
-    private readonly ttlMs: number,
-    private readonly maxOrgs = 10_000,
+    changes: InvalidationBus,
+    ttlMs: number,
+    maxOrgs = 10_000,
   ) {
-    changes.subscribe((orgId) => (orgId === null ? this.orgs.clear() : this.orgs.delete(orgId)));
+    this.cache = new OrgCache(changes, ttlMs, maxOrgs);
   }
 
   /**
@@ -232,27 +226,10 @@ export class PolicyCache {
   }
 
   /** `key` '' is the default policy. */
-  private async load(orgId: string, key: string): Promise<CompiledPolicy | null> {
-    let org = this.orgs.get(orgId);
-    const hit = org?.get(key);
-    const ttl = cacheTtlMs(this.changes, this.ttlMs);
-    if (hit instanceof Promise) return hit;
-    if (hit && performance.now() - hit.at < ttl) return hit.value;
-    if (!org) {
-      if (this.orgs.size >= this.maxOrgs) this.orgs.delete(this.orgs.keys().next().value!);
-      this.orgs.set(orgId, (org = new Map()));
-    }
-    const loading = (key === '' ? store.getDefaultPolicy(this.db, orgId) : store.getPolicy(this.db, orgId, key)).then((row) => (row ? compilePolicy(row) : null));
-    org.set(key, loading);
-    try {
-      const value = await loading;
-      // An invalidation while loading replaced the org's map: do not resurrect a stale entry.
-      if (this.orgs.get(orgId) === org) org.set(key, { value, at: performance.now() });
-      return value;
-    } catch (err) {
-      if (org.get(key) === loading) org.delete(key);
-      throw err;
-    }
+  private load(orgId: string, key: string): Promise<CompiledPolicy | null> {
+    return this.cache.get(orgId, key, () =>
+      (key === '' ? store.getDefaultPolicy(this.db, orgId) : store.getPolicy(this.db, orgId, key)).then((row) => (row ? compilePolicy(row) : null)),
+    );
   }
 }
 

@@ -16,6 +16,7 @@ import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
 import type { PolicyCache } from './policies.ts';
+import { scanDeliveries, type SubscriptionCache } from './webhooks.ts';
 
 export interface ScanDeps {
   db: Db;
@@ -23,6 +24,8 @@ export interface ScanDeps {
   /** Resolves the policy that decides each scan. */
   policies: PolicyCache;
   writer: ScanWriter;
+  /** Which webhooks a committed scan's event goes to. */
+  webhooks: SubscriptionCache;
   clock: Clock;
   metrics: Metrics;
   deadlineMs: number;
@@ -85,6 +88,9 @@ export async function createScan(deps: ScanDeps, orgId: string, submitted: Creat
 
   const started = performance.now();
   const now = clock.now();
+  // Loaded while the engine runs (a cache hit is a map lookup).
+  const subscriptions = deps.webhooks.of(orgId);
+  subscriptions.catch(() => undefined);
   const text = content.type === 'text' ? content.text : content.type === 'toolset' ? renderToolset(content.tools) : null;
   let outcome;
   try {
@@ -139,7 +145,7 @@ export async function createScan(deps: ScanDeps, orgId: string, submitted: Creat
     observed_action: decision.observed_action ?? null,
   };
   row.latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
-  await deps.writer.write(row);
+  await deps.writer.write(row, scanDeliveries(await subscriptions, row, outcome.decision.notify));
   deps.metrics.scanDuration.observe({ tier: options.tier }, (performance.now() - started) / 1000);
   deps.metrics.decisions.inc({ action: row.action, surface: row.surface });
   return row;

@@ -8,10 +8,12 @@ import type { DetectionEvent } from './audit.ts';
 import type { Db } from './db.ts';
 import { detectionEventFor, type DetectionEventMode } from './detection-events.ts';
 import { insertScans, type ScanRow } from './scans.ts';
+import type { NewDelivery } from './webhooks.ts';
 
 interface Waiting {
   row: ScanRow;
   event: DetectionEvent | null;
+  deliveries: readonly NewDelivery[];
   resolve(): void;
   reject(err: Error): void;
 }
@@ -23,6 +25,8 @@ export interface ScanWriterOptions {
   detectionEvents?: DetectionEventMode;
   /** Observed per committed batch (metrics). */
   onBatch?(rows: number, seconds: number): void;
+  /** Called after a batch that enqueued webhook deliveries committed (wakes the delivery pump). */
+  onDeliveries?(count: number): void;
 }
 
 export class ScanWriter {
@@ -35,11 +39,14 @@ export class ScanWriter {
     private readonly opts: ScanWriterOptions,
   ) {}
 
-  /** Resolves once `row` is committed. @throws the database error when its batch (and its retry alone) failed. */
-  write(row: ScanRow): Promise<void> {
+  /**
+   * Resolves once `row` (with its webhook `deliveries`) is committed.
+   * @throws the database error when its batch (and its retry alone) failed.
+   */
+  write(row: ScanRow, deliveries: readonly NewDelivery[] = []): Promise<void> {
     return new Promise((resolve, reject) => {
       const event = detectionEventFor(row, this.opts.detectionEvents ?? 'non_allowed');
-      this.waiting.push({ row, event, resolve, reject });
+      this.waiting.push({ row, event, deliveries, resolve, reject });
       if (this.flushing < this.opts.maxConcurrent) void this.flush();
     });
   }
@@ -57,13 +64,13 @@ export class ScanWriter {
         const batch = this.waiting.splice(0, this.opts.maxBatch);
         const started = performance.now();
         try {
-          await insert(this.db, batch);
+          await this.insert(batch);
           this.opts.onBatch?.(batch.length, (performance.now() - started) / 1000);
           for (const w of batch) w.resolve();
         } catch (err) {
           if (batch.length === 1) batch[0]!.reject(err as Error);
           // One bad row must not fail its neighbours: retry each alone.
-          else await Promise.all(batch.map((w) => insert(this.db, [w]).then(w.resolve, w.reject)));
+          else await Promise.all(batch.map((w) => this.insert([w]).then(w.resolve, w.reject)));
         }
       }
     } finally {
@@ -74,13 +81,16 @@ export class ScanWriter {
       }
     }
   }
-}
 
-/** Writes scans with their detection events: one statement, so a scan never commits without its event. */
-function insert(db: Db, batch: readonly Waiting[]): Promise<void> {
-  return insertScans(
-    db,
-    batch.map((w) => w.row),
-    batch.flatMap((w) => (w.event ? [w.event] : [])),
-  );
+  /** Writes scans with their detection events and deliveries: one statement, so a scan never commits without them. */
+  private async insert(batch: readonly Waiting[]): Promise<void> {
+    const deliveries = batch.flatMap((w) => w.deliveries);
+    await insertScans(
+      this.db,
+      batch.map((w) => w.row),
+      batch.flatMap((w) => (w.event ? [w.event] : [])),
+      deliveries,
+    );
+    if (deliveries.length) this.opts.onDeliveries?.(deliveries.length);
+  }
 }

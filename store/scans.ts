@@ -1,5 +1,6 @@
 import { DETECTION_EVENT_COLUMNS, type DetectionEvent } from './audit.ts';
 import type { Queryable } from './db.ts';
+import { insertDeliveriesSql, type NewDelivery } from './webhooks.ts';
 import { Where } from './where.ts';
 
 /** A scan as stored; JSON columns hold exactly what the API returns. */
@@ -36,22 +37,26 @@ const COLUMNS =
   'org_id, id, created_at, kind, surface, tier, agent_id, session_id, mcp_server, trace_id, end_user_id_hash, action, decision, findings, scores, content_stored, content, content_expires_at, content_chars, latency_ms, api_key_id, request_id, mcp_tools, observed_action';
 
 /**
- * Inserts many scans and their detection audit events in one statement (the group-commit writer's
- * batch): each set is one JSON parameter expanded by json_populate_recordset, the scans in a
- * data-modifying CTE, so a batch costs one round trip whatever its size and commits or fails whole.
+ * Inserts many scans with their detection audit events and their webhook deliveries (the outbox) in
+ * one statement (the group-commit writer's batch): each set is one JSON parameter expanded by
+ * json_populate_recordset, the scans in a data-modifying CTE, so a batch costs one round trip
+ * whatever its size and commits or fails whole: a committed scan's events are never lost.
  */
-export async function insertScans(q: Queryable, rows: readonly ScanRow[], events: readonly DetectionEvent[] = []): Promise<void> {
+export async function insertScans(q: Queryable, rows: readonly ScanRow[], events: readonly DetectionEvent[] = [], deliveries: readonly NewDelivery[] = []): Promise<void> {
   if (rows.length === 0) return;
-  const scans = `INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`;
-  if (events.length === 0) {
-    await q.query(scans, [JSON.stringify(rows)]);
-    return;
+  const statements = [`INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`];
+  const args: string[] = [JSON.stringify(rows)];
+  if (events.length) {
+    args.push(JSON.stringify(events));
+    statements.push(`INSERT INTO audit_events (${DETECTION_EVENT_COLUMNS}) SELECT ${DETECTION_EVENT_COLUMNS} FROM json_populate_recordset(NULL::audit_events, $${args.length}::json)`);
   }
-  await q.query(
-    `WITH s AS (${scans})
-     INSERT INTO audit_events (${DETECTION_EVENT_COLUMNS}) SELECT ${DETECTION_EVENT_COLUMNS} FROM json_populate_recordset(NULL::audit_events, $2::json)`,
-    [JSON.stringify(rows), JSON.stringify(events)],
-  );
+  if (deliveries.length) {
+    args.push(JSON.stringify(deliveries));
+    statements.push(insertDeliveriesSql(`$${args.length}`));
+  }
+  const last = statements.pop()!;
+  const sql = statements.length ? `WITH ${statements.map((st, i) => `s${i} AS (${st})`).join(', ')} ${last}` : last;
+  await q.query(sql, args);
 }
 
 export async function getScan(q: Queryable, orgId: string, id: string): Promise<ScanRow | null> {

@@ -9,6 +9,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     redisUrl: string;
+    /** A migrated database nobody connects to: `isolatedDatabase()` copies it for tests that need a database of their own. */
+    templateDatabaseUrl: string;
   }
 }
 
@@ -32,6 +34,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const pool = createPool(databaseUrl, 2, () => undefined);
   await migrate(pool);
   await pool.end();
+  // The template: migrated, then left alone (CREATE DATABASE … TEMPLATE needs it unconnected).
+  const template = `${dbName}_tpl`;
+  const c0 = new pg.Client(serverUrl);
+  await c0.connect();
+  await c0.query(`CREATE DATABASE ${template}`);
+  await c0.end();
+  url.pathname = `/${template}`;
+  const templateUrl = url.toString();
+  const tpool = createPool(templateUrl, 1, () => undefined);
+  await migrate(tpool);
+  await tpool.end();
 
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
   await redis.connect();
@@ -40,11 +53,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   project.provide('databaseUrl', databaseUrl);
   project.provide('redisUrl', redisUrl);
+  project.provide('templateDatabaseUrl', templateUrl);
 
   return async () => {
     const c = new pg.Client(serverUrl);
     await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    // The run's database, the template and every isolated copy.
+    const { rows } = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${dbName}%`]);
+    for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await c.end();
   };
 }

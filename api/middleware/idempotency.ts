@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
+import { isSealed, seal, unseal } from '../../lib/crypto.ts';
 import { Errors } from '../../lib/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
 import type { Db } from '../../store/db.ts';
@@ -18,12 +19,12 @@ const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /**
  * `Idempotency-Key` on POST: the first request with a key runs and its response (any status below
- * 500) is stored for IDEMPOTENCY_TTL_HOURS per organization before it is sent; a reuse with the same
+ * 500) is stored — sealed with AES-256-GCM, since it may hold a one-time secret — for IDEMPOTENCY_TTL_HOURS per organization before it is sent; a reuse with the same
  * method, path and body replays it (`Idempotent-Replayed: true`), a reuse with anything else is 409
  * `idempotency.key_reused`, and a reuse while the first is still running is 409
  * `idempotency.request_in_progress`. A 5xx releases the key so a retry runs afresh.
  */
-export function idempotency(db: Db, clock: Clock, ttlHours: number) {
+export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buffer) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('idempotency-key');
     if (key === undefined || !req.principal) return next();
@@ -37,10 +38,13 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number) {
     const claim = await claimIdempotencyKey(db, orgId, key, fingerprint, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() + ttlHours * 3_600_000));
     if (claim.kind === 'mismatch') return next(Errors.idempotencyKeyReused());
     if (claim.kind === 'in_progress') return next(Errors.idempotencyInProgress());
+    const aad = `idempotency/${orgId}/${key}`;
     if (claim.kind === 'replay') {
       for (const [h, v] of Object.entries(claim.response.headers)) res.setHeader(h, v);
       res.setHeader('Idempotent-Replayed', 'true');
-      res.status(claim.response.status).end(claim.response.body);
+      const stored = claim.response.body;
+      // Replays stored before bodies were sealed are plain JSON, which never starts with byte 0x01.
+      res.status(claim.response.status).end(isSealed(stored) ? unseal(sealKey, stored, aad) : stored);
       return;
     }
 
@@ -61,7 +65,7 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number) {
         if (v !== undefined) headers[h] = String(v);
       }
       if (!headers['content-type'] && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) headers['content-type'] = 'application/json; charset=utf-8';
-      completeIdempotencyKey(db, orgId, key, { status: res.statusCode, headers, body: bytes })
+      completeIdempotencyKey(db, orgId, key, { status: res.statusCode, headers, body: seal(sealKey, bytes, aad) })
         .catch((err: Error) => req.log.error({ err: err.message }, 'idempotency record failed'))
         .finally(() => send(body));
       return res;
@@ -71,7 +75,7 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number) {
       record: async (status: number, json: unknown) => {
         settled = true;
         const body = Buffer.from(JSON.stringify(json));
-        await completeIdempotencyKey(db, orgId, key, { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body });
+        await completeIdempotencyKey(db, orgId, key, { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: seal(sealKey, body, aad) });
       },
       release: async () => {
         settled = true;

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { inject } from 'vitest';
 import { buildApp, type BuiltApp } from '../../api/app.ts';
+import type { AppDeps } from '../../api/context.ts';
 import { loadConfig, type Config } from '../../config.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import { buildKeyring } from '../../lib/crypto.ts';
@@ -14,9 +16,11 @@ import { createOrganization } from '../../services/organizations.ts';
 import { createPool, type Db } from '../../store/db.ts';
 import { createMetrics } from '../../api/metrics.ts';
 import { startScanning, type Scanning } from '../../services/scanning.ts';
+import { startJobs, type Jobs } from '../../jobs/scheduler.ts';
 
 // Shared by every app in a run, as it is by every process of one deployment.
-const MASTER_SECRET = Buffer.from('test-master-secret-0123456789abcdef');
+export const TEST_MASTER_SECRET = 'test-master-secret-0123456789abcdef';
+const MASTER_SECRET = Buffer.from(TEST_MASTER_SECRET);
 
 export interface TestApp {
   built: BuiltApp;
@@ -25,6 +29,8 @@ export interface TestApp {
   redis: Redis | null;
   config: Readonly<Config>;
   baseUrl: string;
+  /** The job scheduler, when started with `jobs: true` (else null). */
+  jobs: Jobs | null;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,41 @@ export interface TestAppOptions {
   logLines?: string[];
   /** Let tests kill a model worker thread. */
   allowCrashTask?: boolean;
+  /** Start the job scheduler (Agenda) on the test database with the app's clock; stopped by close(). */
+  jobs?: boolean;
+  /** Resolvers behind the webhook URL checks (registration, delivery), instead of DNS. */
+  webhookDns?: AppDeps['webhookDns'];
+}
+
+/**
+ * A database of its own, copied from the run's migrated template, for tests whose background work
+ * spans organizations (the webhook pump claims every organization's due deliveries): apps on the
+ * shared database would otherwise pick up each other's rows. Dropped with the run.
+ */
+export async function isolatedDatabase(): Promise<string> {
+  const template = new URL(inject('templateDatabaseUrl'));
+  const name = `${template.pathname.slice(1).replace(/_tpl$/, '')}_iso_${randomBytes(4).toString('hex')}`;
+  const server = new URL(template);
+  server.pathname = '/postgres';
+  const admin = new pg.Client(server.toString());
+  await admin.connect();
+  try {
+    // Copies of one template at once would collide on its lock: retry briefly.
+    for (let i = 0; ; i++) {
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template.pathname.slice(1)}`);
+        break;
+      } catch (err) {
+        if (i >= 50 || !/being accessed by other users/.test((err as Error).message)) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(template);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 /** A real app on the run's real database, listening on a free port. */
@@ -64,7 +105,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
   const metrics = createMetrics(config.METRICS_ENABLED);
   const scanning = await startScanning(config, metrics, logger, { allowCrashTask: opts.allowCrashTask ?? false });
-  const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET), engine: scanning.engine, metrics });
+  const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET), engine: scanning.engine, metrics, webhookDns: opts.webhookDns });
   if (redis && !opts.redisDown) {
     if (!(await waitForRedis(redis, 5_000))) throw new Error('test redis not ready');
     const deadline = Date.now() + 5_000;
@@ -76,6 +117,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const server = http.createServer(built.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const jobs = opts.jobs ? await startJobs({ db, clock: built.services.clock, logger, metrics, config }) : null;
   return {
     built,
     scanning,
@@ -83,9 +125,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     redis,
     config,
     baseUrl: `http://127.0.0.1:${port}`,
+    jobs,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs?.stop();
       await built.close();
       await scanning.close();
       await db.end();

@@ -34,6 +34,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', AUTH_CACHE_TTL_MS: '5000' }).AUTH_CACHE_TTL_MS).toBe(5_000);
   });
 
+  it('webhook delivery: on by default with a 10 s attempt limit; the test-only allow list and CA are checked at start', () => {
+    expect(loadConfig({})).toMatchObject({ WEBHOOK_DELIVERY_ENABLED: true, WEBHOOK_TIMEOUT_MS: 10_000, WEBHOOK_CONCURRENCY: 64, WEBHOOK_FAILING_THRESHOLD: 5, WEBHOOK_UNSAFE_ALLOW_HOSTS: '' });
+    expect(loadConfig({ WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1, localhost, 10.0.0.0/8' }).WEBHOOK_UNSAFE_ALLOW_HOSTS).toBe('127.0.0.1, localhost, 10.0.0.0/8');
+    expect(() => loadConfig({ WEBHOOK_UNSAFE_ALLOW_HOSTS: '10.0.0.0/99' })).toThrow(/WEBHOOK_UNSAFE_ALLOW_HOSTS/);
+    expect(() => loadConfig({ WEBHOOK_CA_FILE: '/no/such/ca.pem' })).toThrow(/WEBHOOK_CA_FILE/);
+  });
+
   it('records detection audit events for non-allowed scans unless told otherwise', () => {
     expect(loadConfig({}).AUDIT_DETECTION_EVENTS).toBe('non_allowed');
     expect(loadConfig({ AUDIT_DETECTION_EVENTS: 'all' }).AUDIT_DETECTION_EVENTS).toBe('all');

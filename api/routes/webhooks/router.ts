@@ -1,0 +1,95 @@
+import type { Request } from 'express';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  redeliver,
+  rotateWebhookSecret,
+  type WebhookDeps,
+} from '../../../services/webhooks.ts';
+import type { AppServices } from '../../context.ts';
+import { page, readIdCursor } from '../../pagination.ts';
+import type { Routes } from '../../route.ts';
+import { presentDelivery, presentWebhook } from './presenter.ts';
+import { createWebhookBody, deliveryIdParams, emptyBody, listDeliveriesQuery, listWebhooksQuery, rotateSecretBody, webhookIdParams } from './schema.ts';
+
+const LIST = 'webhooks';
+const DELIVERIES = 'webhook_deliveries';
+
+/**
+ * Webhooks (docs/webhooks.md): create `POST /v1/webhooks` (201, the secret once), list
+ * `GET /v1/webhooks`, get and delete `/v1/webhooks/{webhook_id}` (delete: 204), rotate
+ * `POST /v1/webhooks/{webhook_id}:rotate-secret`, deliveries `GET /v1/webhooks/{webhook_id}/deliveries`,
+ * redeliver `POST /v1/webhook-deliveries/{delivery_id}:redeliver` (202, a new attempt chain).
+ */
+export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps): void {
+  const actor = (req: Request) => ({ id: req.principal!.actor_id, requestId: req.id });
+
+  routes.post('/v1/webhooks/:webhook_id\\:rotate-secret', {
+    access: 'webhooks:write',
+    params: webhookIdParams,
+    body: rotateSecretBody,
+    handler: async ({ req, res, principal, params, body }) => {
+      const rotated = await rotateWebhookSecret(deps, principal.org_id, params.webhook_id, body.grace_seconds, actor(req));
+      res.json({ webhook_id: rotated.webhook_id, secret: rotated.secret, grace_expires_at: rotated.grace_expires_at.toISOString() });
+    },
+  });
+
+  routes.get('/v1/webhooks/:webhook_id/deliveries', {
+    access: 'webhooks:read',
+    params: webhookIdParams,
+    query: listDeliveriesQuery,
+    handler: async ({ res, principal, params, query }) => {
+      const before = readIdCursor(s.cursors, DELIVERIES, principal.org_id, query.cursor);
+      const { rows, more } = await listDeliveries(deps, principal.org_id, params.webhook_id, { status: query.status, since: query.since }, before, query.limit);
+      res.json(page(s.cursors, DELIVERIES, principal.org_id, rows.map(presentDelivery), rows.at(-1)?.id, more));
+    },
+  });
+
+  routes.post('/v1/webhook-deliveries/:delivery_id\\:redeliver', {
+    access: 'webhooks:write',
+    params: deliveryIdParams,
+    body: emptyBody,
+    handler: async ({ req, res, principal, params }) => {
+      res.status(202).json(presentDelivery(await redeliver(deps, principal.org_id, params.delivery_id, actor(req))));
+    },
+  });
+
+  routes.get('/v1/webhooks/:webhook_id', {
+    access: 'webhooks:read',
+    params: webhookIdParams,
+    handler: async ({ res, principal, params }) => {
+      res.json(presentWebhook(await getWebhook(deps, principal.org_id, params.webhook_id)));
+    },
+  });
+
+  routes.delete('/v1/webhooks/:webhook_id', {
+    access: 'webhooks:write',
+    params: webhookIdParams,
+    handler: async ({ req, res, principal, params }) => {
+      await deleteWebhook(deps, principal.org_id, params.webhook_id, actor(req));
+      res.status(204).send();
+    },
+  });
+
+  routes.get('/v1/webhooks', {
+    access: 'webhooks:read',
+    query: listWebhooksQuery,
+    handler: async ({ res, principal, query }) => {
+      const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
+      const { rows, more } = await listWebhooks(deps, principal.org_id, before, query.limit);
+      res.json(page(s.cursors, LIST, principal.org_id, rows.map((w) => presentWebhook(w)), rows.at(-1)?.id, more));
+    },
+  });
+
+  routes.post('/v1/webhooks', {
+    access: 'webhooks:write',
+    body: createWebhookBody,
+    handler: async ({ req, res, principal, body }) => {
+      const { webhook, secret } = await createWebhook(deps, principal.org_id, body, actor(req));
+      res.status(201).location(`/v1/webhooks/${webhook.id}`).json(presentWebhook(webhook, secret));
+    },
+  });
+}

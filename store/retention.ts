@@ -1,0 +1,24 @@
+import type { Queryable } from './db.ts';
+
+/**
+ * Clears the captured content of up to `batch` scans whose `content_expires_at` has passed; returns
+ * how many rows it cleared. `content_stored` and `content_expires_at` stay, so the API can still say
+ * that content was captured (and has expired). One short statement per batch: callers loop until 0.
+ *
+ * Cross-organization on purpose: retention is a system job over every tenant's rows, so unlike the
+ * repositories this takes no orgId. The subquery walks `scans_content_expiry_idx` (partial on
+ * `content IS NOT NULL`); SKIP LOCKED leaves rows another transaction holds to the next batch or run.
+ */
+export async function expireScanContent(q: Queryable, now: Date, batch: number): Promise<number> {
+  const { rowCount } = await q.query(
+    `UPDATE scans SET content = NULL
+     WHERE (org_id, id) IN (
+       SELECT org_id, id FROM scans
+       WHERE content IS NOT NULL AND content_expires_at <= $1
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )`,
+    [now, batch],
+  );
+  return rowCount ?? 0;
+}

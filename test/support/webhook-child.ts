@@ -1,0 +1,26 @@
+/**
+ * A separate service process for the crash-and-restart test: builds the app on DATABASE_URL with a
+ * manual clock the parent moves over IPC ({set: iso}), sends deliveries with its pump, and tells
+ * the parent {ready: true} once it runs. The parent kills it with SIGKILL mid-attempt.
+ */
+import { buildApp } from '../../api/app.ts';
+import { createMetrics } from '../../api/metrics.ts';
+import { loadConfig } from '../../config.ts';
+import { ManualClock } from '../../lib/clock.ts';
+import { buildKeyring } from '../../lib/crypto.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { startScanning } from '../../services/scanning.ts';
+import { createPool } from '../../store/db.ts';
+
+const config = loadConfig(process.env);
+const clock = new ManualClock(process.env.CHILD_CLOCK!);
+const logger = createLogger(config.LOG_LEVEL);
+const db = createPool(config.DATABASE_URL!, 4, () => undefined);
+const metrics = createMetrics(false);
+const scanning = await startScanning(config, metrics, logger);
+buildApp({ config, db, redis: null, clock, logger, keyring: buildKeyring(Buffer.from(process.env.CHILD_MASTER_SECRET!)), engine: scanning.engine, metrics });
+process.on('message', (m: { set?: string }) => {
+  if (m.set) clock.set(m.set);
+  process.send!({ ack: m.set });
+});
+process.send!({ ready: true });

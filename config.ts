@@ -62,6 +62,8 @@ const schema = z.object({
   WEBHOOK_POLL_MS: int(10, 60_000).default(1_000),
   // webhook.failing is emitted when a webhook's consecutive failed attempts reach this number.
   WEBHOOK_FAILING_THRESHOLD: int(1, 1_000).default(5),
+  // Finished deliveries (succeeded, dead-lettered) are deleted this long after they were created.
+  WEBHOOK_DELIVERY_RETENTION_DAYS: int(1, 3650).default(30),
   // TEST ONLY: hosts, addresses or CIDRs exempt from the private-address refusal (e.g. 127.0.0.1 for a
   // local receiver). Empty by default; never set it in production.
   WEBHOOK_UNSAFE_ALLOW_HOSTS: z.string().default(''),

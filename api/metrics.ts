@@ -25,6 +25,7 @@ export interface Metrics {
   webhookLag: client.Histogram;
   webhookInFlight: client.Gauge;
   webhookEnqueued: client.Counter;
+  webhookDeliveriesPruned: client.Counter;
 }
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -101,5 +102,6 @@ export function createMetrics(collectDefaults: boolean): Metrics {
     }),
     webhookInFlight: new client.Gauge({ name: 'cf_webhook_attempts_in_flight', help: 'Webhook attempts in flight in this process', registers }),
     webhookEnqueued: new client.Counter({ name: 'cf_webhook_deliveries_enqueued_total', help: 'Webhook deliveries enqueued with committed scans', registers }),
+    webhookDeliveriesPruned: new client.Counter({ name: 'webhook_deliveries_pruned_total', help: 'Finished webhook deliveries deleted past WEBHOOK_DELIVERY_RETENTION_DAYS', registers }),
   };
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Db } from '../store/db.ts';
 
 /** The metrics the scheduler and the jobs write (the app's `Metrics` has them all). */
-export type JobMetrics = Pick<Metrics, 'jobRuns' | 'jobDuration' | 'jobLag' | 'scanContentExpired' | 'idempotencyKeysExpired'>;
+export type JobMetrics = Pick<Metrics, 'jobRuns' | 'jobDuration' | 'jobLag' | 'scanContentExpired' | 'idempotencyKeysExpired' | 'webhookDeliveriesPruned'>;
 
 /** What a job's `run` receives. Time comes from `clock`, never `Date.now()`, so tests can move it. */
 export interface JobContext {

@@ -22,3 +22,22 @@ export async function expireScanContent(q: Queryable, now: Date, batch: number):
   );
   return rowCount ?? 0;
 }
+
+/**
+ * Deletes up to `batch` finished deliveries (`succeeded`, `dead_lettered`) created before `cutoff`;
+ * returns how many. Pending and retrying ones are never touched, whatever their age. Cross-
+ * organization on purpose (a system job), on `webhook_deliveries_finished_idx`.
+ */
+export async function pruneFinishedDeliveries(q: Queryable, cutoff: Date, batch: number): Promise<number> {
+  const { rowCount } = await q.query(
+    `DELETE FROM webhook_deliveries
+     WHERE (org_id, id) IN (
+       SELECT org_id, id FROM webhook_deliveries
+       WHERE status IN ('succeeded', 'dead_lettered') AND created_at < $1
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )`,
+    [cutoff, batch],
+  );
+  return rowCount ?? 0;
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApiKey, buildOrg, call, startTestApp, type TestApp } from '../support/harness.ts';
+import { buildApiKey, buildOrg, call, isolatedDatabase, startTestApp, type TestApp } from '../support/harness.ts';
 
 // Two apps on one database stand for two processes of one deployment.
 const opened: TestApp[] = [];
@@ -54,6 +54,24 @@ describe('with Redis', () => {
     await expect.poll(async () => (await scan()).body.decision.policy_id, { timeout: 1_000, interval: 50 }).toBe(created.body.id);
     await call(one, 'PUT', `/v1/policies/${created.body.id}`, { key: org.admin, json: { ...policy, default_action: 'flagged' } });
     await expect.poll(async () => (await scan()).body.decision.action, { timeout: 1_000, interval: 50 }).toBe('flagged');
+  });
+
+  it('a new webhook reaches another process\'s subscription cache at once: its next scan enqueues the event', async () => {
+    const p = prefix();
+    // A database of their own, and no pumps: nothing here should try to reach the webhook's address.
+    const env = { DATABASE_URL: await isolatedDatabase(), WEBHOOK_DELIVERY_ENABLED: 'false' };
+    const one = await start({ redisPrefix: p, env });
+    const two = await start({ redisPrefix: p, env });
+    await expect.poll(() => two.built.services.webhooks.changes.crossProcess(), { timeout: 5_000 }).toBe(true);
+    const org = await buildOrg(one);
+    const scan = async () => (await call(two, 'POST', '/v1/scans', { key: org.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'hi' }, options: { tier: 'fast' } } })).body.id as string;
+    const enqueued = async (scanId: string) => (await two.db.query('SELECT webhook_id FROM webhook_deliveries WHERE org_id = $1 AND scan_id = $2', [org.orgId, scanId])).rows.map((r) => r.webhook_id);
+    expect(await enqueued(await scan())).toEqual([]); // "no webhooks" is now cached in two
+    const hook = await call(one, 'POST', '/v1/webhooks', { key: org.admin, json: { url: 'https://93.184.215.14/hook', events: ['scan.allowed'] } });
+    expect(hook.status).toBe(201);
+    await expect.poll(async () => enqueued(await scan()), { timeout: 1_000, interval: 50 }).toEqual([hook.body.id]);
+    expect((await call(one, 'DELETE', `/v1/webhooks/${hook.body.id}`, { key: org.admin })).status).toBe(204);
+    await expect.poll(async () => enqueued(await scan()), { timeout: 1_000, interval: 50 }).toEqual([]);
   });
 
   it('rate limits are shared across processes', async () => {

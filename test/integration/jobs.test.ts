@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { createMetrics, type Metrics } from '../../api/metrics.ts';
 import * as cleanupIdempotencyKeys from '../../jobs/cleanup-idempotency-keys.ts';
 import * as expireScanContent from '../../jobs/expire-scan-content.ts';
+import * as pruneWebhookDeliveries from '../../jobs/prune-webhook-deliveries.ts';
 import type { JobModule } from '../../jobs/job.ts';
 import { JobFailedError, startJobs, type Jobs, type JobsOptions } from '../../jobs/scheduler.ts';
 import { ManualClock } from '../../lib/clock.ts';
@@ -129,6 +130,35 @@ describe('cleanup-idempotency-keys', () => {
     const { rows } = await app.db.query('SELECT key FROM idempotency_keys WHERE org_id = $1 ORDER BY key', [org.orgId]);
     expect(rows.map((r) => r.key)).toEqual(['jobs-new']);
     expect((await counter(metrics.idempotencyKeysExpired)) - before).toBe(2);
+  });
+});
+
+describe('prune-webhook-deliveries', () => {
+  it('deletes finished deliveries past the retention window in batches, and keeps retrying and recent ones', async () => {
+    const now = clock.now().getTime();
+    const at = (days: number) => new Date(now - days * DAY);
+    const rows: [string, string, Date][] = [
+      ['succeeded', 'old-ok-1', at(31)],
+      ['succeeded', 'old-ok-2', at(40)],
+      ['dead_lettered', 'old-dead', at(35)],
+      ['failed', 'old-retrying', at(45)],
+      ['pending', 'old-pending', at(45)],
+      ['succeeded', 'recent-ok', at(29)],
+    ];
+    for (const [status, id, created] of rows) {
+      // Due far in the future: no pump on this shared database may pick the unfinished ones up.
+      await app.db.query(
+        `INSERT INTO webhook_deliveries (org_id, id, webhook_id, event_id, event_type, event_created, status, attempt, next_attempt_at, created_at)
+         VALUES ($1, $2, 'wh_X', 'evt_X', 'scan.blocked', $3, $4, 1, '9999-01-01', $3)`,
+        [org.orgId, `whd_${id}`, created, status],
+      );
+    }
+    const before = await counter(metrics.webhookDeliveriesPruned);
+    await app.jobs!.runNow(pruneWebhookDeliveries.name);
+    const left = await app.db.query('SELECT id FROM webhook_deliveries WHERE org_id = $1 ORDER BY id', [org.orgId]);
+    expect(left.rows.map((r) => r.id)).toEqual(['whd_old-pending', 'whd_old-retrying', 'whd_recent-ok']);
+    expect((await counter(metrics.webhookDeliveriesPruned)) - before).toBe(3);
+    await app.db.query('DELETE FROM webhook_deliveries WHERE org_id = $1', [org.orgId]);
   });
 });
 

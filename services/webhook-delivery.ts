@@ -340,7 +340,7 @@ export class DeliveryPump {
   }
 
   private async attempt(d: ClaimedDelivery): Promise<void> {
-    const { clock, keyring } = this.deps;
+    const { clock } = this.deps;
     if (!d.webhook) {
       // Its webhook was deleted after the scan enqueued it.
       await store.deleteDeliveries(this.deps.db, [d]);
@@ -349,18 +349,7 @@ export class DeliveryPump {
     const startedAt = clock.now();
     const number = d.status === 'pending' ? 1 : d.attempt + 1;
     if (d.next_attempt_at) this.deps.metrics?.lag(Math.max(0, (startedAt.getTime() - new Date(d.next_attempt_at).getTime()) / 1000));
-    const key = keyring.webhookSecretEncryption;
-    const secrets = [decryptSecret(key, d.org_id, d.webhook_id, d.webhook.secret_enc)];
-    if (d.webhook.previous_secret_enc && d.webhook.previous_secret_expires_at && new Date(d.webhook.previous_secret_expires_at) > startedAt) {
-      secrets.push(decryptSecret(key, d.org_id, d.webhook_id, d.webhook.previous_secret_enc));
-    }
-    const body = envelope(d, d.webhook.include_content, this.deps.apiVersion, startedAt);
-    const t = Math.floor(startedAt.getTime() / 1000);
-    const out = await this.deps.sender.send(d.webhook.url, body, {
-      'service-signature': signWebhookPayload(body, secrets, t),
-      'service-event-id': d.event_id,
-      'service-api-version': this.deps.apiVersion,
-    });
+    const out = await this.send(d, d.webhook, startedAt);
     const ok = out.status_code !== null && out.status_code >= 200 && out.status_code < 300;
     const first = d.first_attempt_at ? new Date(d.first_attempt_at) : startedAt;
     const status = ok ? 'succeeded' : number >= MAX_ATTEMPTS ? 'dead_lettered' : 'failed';
@@ -383,6 +372,32 @@ export class DeliveryPump {
     });
     if (!this.recording) this.flushResults();
     await this.recording;
+  }
+
+  /** Signs with every valid secret and sends; a secret that cannot be decrypted is a failed attempt. */
+  private async send(d: ClaimedDelivery, webhook: NonNullable<ClaimedDelivery['webhook']>, startedAt: Date): Promise<SendOutcome> {
+    const key = this.deps.keyring.webhookSecretEncryption;
+    let secrets: string[];
+    try {
+      secrets = [decryptSecret(key, d.org_id, d.webhook_id, webhook.secret_enc)];
+    } catch {
+      // Retried and then dead-lettered like any failure, rather than a row retried forever.
+      this.deps.logger.error({ webhook_id: d.webhook_id, org_id: d.org_id }, 'webhook signing secret cannot be decrypted');
+      return { status_code: null, duration_ms: 0, body_preview: '', error: 'the signing secret cannot be decrypted (was SECRET_KEY or DATA_DIR/secret.key changed?); rotate the secret' };
+    }
+    if (webhook.previous_secret_enc && webhook.previous_secret_expires_at && new Date(webhook.previous_secret_expires_at) > startedAt) {
+      try {
+        secrets.push(decryptSecret(key, d.org_id, d.webhook_id, webhook.previous_secret_enc));
+      } catch {
+        // The current secret still signs; a previous one that cannot be read only shortens its grace.
+      }
+    }
+    const body = envelope(d, webhook.include_content, this.deps.apiVersion, startedAt);
+    return this.deps.sender.send(webhook.url, body, {
+      'service-signature': signWebhookPayload(body, secrets, Math.floor(startedAt.getTime() / 1000)),
+      'service-event-id': d.event_id,
+      'service-api-version': this.deps.apiVersion,
+    });
   }
 
   /** Group commit of outcomes: while one batch is written, the next accumulates. */

@@ -354,6 +354,21 @@ describe('deliveries', () => {
     expect(receiver.received.filter((r) => r.path === '/elsewhere')).toHaveLength(0);
   });
 
+  it('a signing secret that no longer decrypts (master secret changed) is a failed attempt, not a stuck row', async () => {
+    const h = await hook({ events: ['scan.blocked'] });
+    await app.db.query(`UPDATE webhooks SET secret_enc = set_byte(secret_enc, 20, get_byte(secret_enc, 20) # 1) WHERE org_id = $1 AND id = $2`, [org.orgId, h.id]);
+    await scan(org, SSN_TEXT);
+    await pump().settle();
+    const [d] = (await deliveries(org, h.id)).body.data;
+    expect(d).toMatchObject({ status: 'failed', attempt: 1, response: null, error: expect.stringMatching(/cannot be decrypted/) });
+    expect(receiver.received).toHaveLength(0);
+    // Rotating gives the webhook a secret that works again.
+    await call(app, 'POST', `/v1/webhooks/${h.id}:rotate-secret`, { key: org.admin, json: { grace_seconds: 0 } });
+    clock.advance(30_000);
+    await pump().settle();
+    expect((await deliveries(org, h.id)).body.data[0]).toMatchObject({ status: 'succeeded', attempt: 2 });
+  });
+
   it('refuses at delivery time an address the host name now resolves to (DNS rebinding)', async () => {
     const h = await hook({ url: `https://rebind.example.com:${receiver.port}/hook` });
     await scan(org, SSN_TEXT);

@@ -38,6 +38,8 @@ const schema = z.object({
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   WORKER_THREADS: int(0, 64).default(availableParallelism()),
+  // Cluster mode: this many processes share the port (also `npm start -- --cluster N`); 0 = one process.
+  CLUSTER_WORKERS: int(0, 64).default(0),
   POOL_QUEUE_MAX: int(1, 1_000_000).default(4096),
   POOL_MAX_BATCH: int(1, 256).default(32),
   SCAN_DEADLINE_MS: int(10, 600_000).default(5_000),

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import http from 'node:http';
 import { loadConfigOrReport } from '../config.ts';
 import { startJobs, type Jobs } from '../jobs/scheduler.ts';
@@ -6,17 +7,21 @@ import { createLogger } from '../lib/logger.ts';
 import { openRuntime } from '../runtime.ts';
 import { startScanning } from '../services/scanning.ts';
 import { buildApp } from './app.ts';
+import { clusterWorkers, runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
 import { createMetrics } from './metrics.ts';
 
 /**
  * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
  * accepting, drain in-flight requests (up to SHUTDOWN_TIMEOUT_MS), close the pools and stop the
- * embedded cluster. A second signal exits at once.
+ * embedded cluster. A second signal exits at once. With `--cluster N` (or CLUSTER_WORKERS=N) this
+ * process is the primary of N such processes sharing the port instead (api/cluster.ts).
  */
 async function main(): Promise<void> {
   const config = loadConfigOrReport();
   if (!config) process.exit(1);
   const logger = createLogger(config.LOG_LEVEL);
+  const workers = clusterWorkers(process.argv.slice(2), config);
+  if (workers > 0 && cluster.isPrimary) return runPrimary(config, workers, logger);
   const runtime = await openRuntime(config, logger);
   const metrics = createMetrics(config.METRICS_ENABLED);
   // Models load and warm on every worker thread before the port opens: the first scan is as fast as any.
@@ -69,6 +74,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (cluster.isWorker) {
+    // The primary asks every worker to drain (once: a Ctrl-C may already have reached this process).
+    process.on('message', (m) => m === SHUTDOWN_MESSAGE && !stopping && void shutdown('cluster shutdown'));
+    process.on('disconnect', () => !stopping && void shutdown('primary gone'));
+  }
 }
 
 main().catch((err: Error) => {

@@ -1,0 +1,112 @@
+/**
+ * Cluster mode (`npm start -- --cluster N`, or CLUSTER_WORKERS=N): this process becomes the primary
+ * of N worker processes that share the listening port (node:cluster, connections spread round-robin),
+ * PostgreSQL and Redis. The primary serves no requests. It starts the embedded PostgreSQL when
+ * DATABASE_URL is unset (the workers connect to it), applies migrations and creates the master secret
+ * once before forking, gives each worker its share of the cores for model threads, replaces a worker
+ * that dies, and on SIGTERM/SIGINT asks every worker to drain and waits for them before stopping the
+ * embedded cluster.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import type { Config } from '../config.ts';
+import type { Logger } from '../lib/logger.ts';
+import { loadMasterSecret } from '../runtime.ts';
+import { createPool } from '../store/db.ts';
+import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
+import { migrate } from '../store/migrate.ts';
+
+/** The message a worker gets when the primary shuts down: drain like on SIGTERM. */
+export const SHUTDOWN_MESSAGE = 'content-firewall:shutdown';
+
+/** Workers asked for on the command line (`--cluster N` / `--cluster=N`), else CLUSTER_WORKERS; 0 = one process. */
+export function clusterWorkers(argv: readonly string[], config: Readonly<Config>): number {
+  const i = argv.findIndex((a) => a === '--cluster' || a.startsWith('--cluster='));
+  if (i < 0) return config.CLUSTER_WORKERS;
+  const raw = argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`--cluster takes a number of processes from 1 to 64 (got ${JSON.stringify(raw)})`);
+  return n;
+}
+
+// A worker that keeps dying is not restarted forever: more than this many exits in the window stops the cluster.
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+
+export async function runPrimary(config: Readonly<Config>, workers: number, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let embedded: EmbeddedHandle | null = null;
+  const workerEnv: Record<string, string> = {};
+  if (!config.DATABASE_URL) {
+    embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
+    workerEnv.DATABASE_URL = embedded.url;
+  }
+  // Once, here, rather than N times at once in the workers (both are safe; this is quieter).
+  await loadMasterSecret(config);
+  const db = createPool(workerEnv.DATABASE_URL ?? config.DATABASE_URL!, 1, (err) => logger.error({ err: err.message }, 'idle database client error'));
+  try {
+    const applied = await migrate(db);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+  } finally {
+    await db.end();
+  }
+  // Model threads: the cores shared out, unless WORKER_THREADS says otherwise.
+  if (env.WORKER_THREADS === undefined || env.WORKER_THREADS === '') workerEnv.WORKER_THREADS = String(Math.max(1, Math.floor(availableParallelism() / workers)));
+  if (!config.REDIS_URL) {
+    // Each process counts alone: give each its share, so the deployment-wide limit holds approximately.
+    workerEnv.RATE_LIMIT_REQUESTS = String(Math.max(1, Math.ceil(config.RATE_LIMIT_REQUESTS / workers)));
+    workerEnv.RATE_LIMIT_UNAUTHENTICATED_REQUESTS = String(Math.max(1, Math.ceil(config.RATE_LIMIT_UNAUTHENTICATED_REQUESTS / workers)));
+    logger.warn({ workers }, 'cluster without REDIS_URL: each process enforces 1/N of the rate limits; set REDIS_URL for exact shared limits');
+  }
+  // The workers run this same entry point with cluster mode off.
+  workerEnv.CLUSTER_WORKERS = '0';
+  cluster.setupPrimary({ args: process.argv.slice(2).filter((a, i, all) => !(a === '--cluster' || a.startsWith('--cluster=') || all[i - 1] === '--cluster')) });
+
+  let stopping = false;
+  const restarts: number[] = [];
+  const fork = (): Worker => cluster.fork(workerEnv);
+  let listening = 0;
+  cluster.on('listening', (worker, address) => {
+    listening++;
+    logger.info({ worker_pid: worker.process.pid, port: address.port }, 'worker listening');
+    if (listening === workers) logger.info({ workers, port: address.port }, 'content firewall cluster listening');
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length > MAX_RESTARTS) {
+      logger.error({ restarts: restarts.length }, 'workers keep exiting: stopping the cluster');
+      void shutdown('restart-limit', 1);
+      return;
+    }
+    logger.error({ worker_pid: worker.process.pid, code, signal }, 'worker exited: starting a replacement');
+    fork();
+  });
+  for (let i = 0; i < workers; i++) fork();
+
+  const shutdown = async (reason: string, exitCode = 0) => {
+    if (stopping) {
+      logger.warn({ reason }, 'second signal: stopping workers now');
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ reason, workers: Object.keys(cluster.workers ?? {}).length }, 'cluster shutting down: workers drain');
+    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
+    const exited = Promise.all(alive.map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve())))));
+    for (const w of alive) if (w.isConnected()) w.send(SHUTDOWN_MESSAGE);
+    // Workers bound their own drain by SHUTDOWN_TIMEOUT_MS; past that and a margin, stop them.
+    const killer = setTimeout(() => {
+      logger.warn('workers did not stop in time: killing them');
+      for (const w of alive) if (!w.isDead()) w.process.kill('SIGKILL');
+    }, config.SHUTDOWN_TIMEOUT_MS + 15_000);
+    await exited;
+    clearTimeout(killer);
+    if (embedded?.owned) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
+    logger.info('cluster stopped');
+    process.exit(exitCode);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

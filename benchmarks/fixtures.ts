@@ -34,3 +34,59 @@ export function bodies(chars: number, surface = 'user_message', tier = 'auto'): 
   const mixes: Mix[] = ['benign', 'injection', 'benign', 'pii', 'benign'];
   return mixes.map((m, i) => JSON.stringify({ kind: 'content', surface, content: { type: 'text', text: textOf(chars, m, i) }, options: { tier } }));
 }
+
+// Longer, varied prose for document-sized content (reports, wiki pages, retrieved pages).
+const PROSE = [
+  'The working group met on Tuesday to review the migration plan for the billing platform. ',
+  'Most of the discussion focused on how to move historical invoices without interrupting the monthly close. ',
+  'Finance asked for a dry run against a copy of last quarter, with totals reconciled line by line. ',
+  'Engineering estimated three weeks for the export tooling and another week for validation. ',
+  'Customer support will publish a short notice one week before the cut-over and again on the day itself. ',
+  'Latency on the reporting dashboards has improved since the read replicas were added in the spring. ',
+  'The remaining slow queries come from ad-hoc exports that scan entire tables without a date filter. ',
+  'We recommend adding a default ninety-day window and letting analysts widen it explicitly when needed. ',
+  'Training for the new approval workflow is scheduled for the first two weeks of next month. ',
+  'Each team lead should nominate one person to attend and to answer questions from colleagues afterwards. ',
+  'The vendor confirmed that the renewal price stays the same if we sign before the end of the quarter. ',
+  'Legal still needs to review the data processing addendum, in particular the clause on sub-processors. ',
+  'In the pilot, the average handling time for a ticket fell from eleven minutes to just under eight. ',
+  'The largest gains came from templates for the ten most frequent questions about invoices and refunds. ',
+  'Open questions are tracked in the shared document, with an owner and a due date for each item. ',
+  'The next review is planned for the last Thursday of the month, after the pilot data has been analysed. ',
+];
+
+/** A small deterministic generator (LCG), so every run sends the same documents. */
+function seeded(seed: number): () => number {
+  let state = (seed * 2654435761 + 1) >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    // The high bits: an LCG's low bits repeat with a short period.
+    return state >>> 16;
+  };
+}
+
+/**
+ * A document of exactly `chars` characters: paragraphs of three to six benign sentences; when
+ * `every` > 0, one paragraph in `every` carries an injection or a PII sentence (alternately) at a
+ * random place in it.
+ */
+export function documentText(chars: number, seed = 0, every = 8): string {
+  const next = seeded(seed);
+  let out = '';
+  for (let p = 0; out.length < chars; p++) {
+    const count = 3 + (next() % 4);
+    const sentences = Array.from({ length: count }, () => PROSE[next() % PROSE.length]!);
+    if (every > 0 && p % every === every - 1) {
+      const extra = Math.floor(p / every) % 2 === 0 ? INJECTION : PII;
+      sentences.splice(next() % (count + 1), 0, extra[next() % extra.length]!);
+    }
+    out += `${sentences.join('').trimEnd()}\n\n`;
+  }
+  return out.slice(0, chars);
+}
+
+/** Document-sized request bodies: one wholly benign document and three with the occasional injection or PII sentence. */
+export function documentBodies(chars: number, surface = 'document', tier = 'accurate'): string[] {
+  const docs = [documentText(chars, 0, 0), documentText(chars, 1), documentText(chars, 2), documentText(chars, 3, 5)];
+  return docs.map((text) => JSON.stringify({ kind: 'content', surface, content: { type: 'text', text }, options: { tier } }));
+}

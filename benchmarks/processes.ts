@@ -1,6 +1,7 @@
 /** Child processes and autocannon runs shared by the HTTP benchmarks. */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 
@@ -15,10 +16,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a tsx child; ready when `ready` matches its output (group 1: the port), or when `port` answers /healthz. */
-export function start(cmd: string[], env: Record<string, string>, ready: RegExp | null, port?: number): Promise<{ child: ChildProcess; port: number }> {
+/**
+ * Starts a tsx child; ready when `ready` matches its output (group 1: the port), or when `port` answers
+ * /healthz. `env` adds to this process's environment; an undefined value removes that variable.
+ */
+export function start(cmd: string[], env: Record<string, string | undefined>, ready: RegExp | null, port?: number): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+    for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+    const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     if (port !== undefined) {
       const poll = setInterval(() => {
@@ -38,6 +44,67 @@ export function start(cmd: string[], env: Record<string, string>, ready: RegExp 
     child.stderr!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`${cmd.join(' ')} exited ${code}: ${out.slice(-2000)}`)));
   });
+}
+
+/** Sends SIGTERM and waits for the exit (SIGKILL after `graceMs`), so a drain or an embedded PostgreSQL stop completes. */
+export function stop(child: ChildProcess, graceMs = 30_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => (clearTimeout(timer), resolve()));
+    child.kill('SIGTERM');
+  });
+}
+
+/** CPU seconds used so far by `pid` and its descendants (Linux /proc; null elsewhere). */
+function treeCpuSeconds(pid: number): number | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const children = new Map<number, number[]>();
+  const ticks = new Map<number, number>();
+  for (const d of entries) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After "pid (comm) ": state ppid … utime (index 11) stime (12), in clock ticks.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ppid = Number(f[1]);
+    ticks.set(Number(d), Number(f[11]) + Number(f[12]));
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+  }
+  let total = 0;
+  for (const queue = [pid]; queue.length; ) {
+    const p = queue.pop()!;
+    total += ticks.get(p) ?? 0;
+    queue.push(...(children.get(p) ?? []));
+  }
+  return total / 100; // USER_HZ is 100 on Linux
+}
+
+/**
+ * Waits until `pid` and its descendants use less than `threshold` of one core over a second (at most
+ * `maxMs`): a service answering /healthz may still be loading models in other processes (cluster mode
+ * forks its workers at once; each opens the port only when its models are warm, and the others keep
+ * loading meanwhile). Returns the milliseconds waited.
+ */
+export async function waitUntilIdle(pid: number, threshold = 0.1, maxMs = 120_000): Promise<number> {
+  const began = Date.now();
+  let last = treeCpuSeconds(pid);
+  if (last === null) return 0;
+  while (Date.now() - began < maxMs) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = treeCpuSeconds(pid);
+    if (now === null || now - last < threshold) break;
+    last = now;
+  }
+  return Date.now() - began;
 }
 
 export interface LoadOptions {

@@ -1,0 +1,74 @@
+/**
+ * The service under test as a child process (api/server.ts, optionally `--cluster n`) on a real
+ * PostgreSQL: DATABASE_URL when set, else a fresh `cf_bench` database on the local server, or — with
+ * `embedded` — no DATABASE_URL and a temporary DATA_DIR, so the service starts its embedded cluster.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { benchmarkDatabase } from './database.ts';
+import { freePort, ROOT, start, stop, waitUntilIdle } from './processes.ts';
+
+const run = promisify(execFile);
+const SECRET = 'benchmark-secret-key-0123456789abcdef';
+
+export interface Database {
+  /** What the report says: `DATABASE_URL`, `local cf_bench` or `embedded`. */
+  kind: string;
+  env: Record<string, string | undefined>;
+  /** Removes what was created for the run (the temporary DATA_DIR). */
+  dispose(): Promise<void>;
+}
+
+/** The database every service of this run uses (one, so the key minted once stays valid across restarts). */
+export async function openDatabase(embedded: boolean): Promise<Database> {
+  if (!embedded) {
+    const kind = process.env.DATABASE_URL ? 'DATABASE_URL' : 'local cf_bench';
+    return { kind, env: { DATABASE_URL: await benchmarkDatabase('cf_bench') }, dispose: async () => undefined };
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'cf-bench-'));
+  // The embedded cluster runs as the postgres system user when we are root: it must traverse DATA_DIR.
+  await chmod(dir, 0o711);
+  return {
+    kind: 'embedded',
+    env: { DATABASE_URL: undefined, DATA_DIR: dir },
+    dispose: async () => {
+      // The cluster lives outside DATA_DIR when the postgres user cannot reach it; remove it as well.
+      const state = await readFile(path.join(dir, 'embedded-postgres.json'), 'utf8').then((t) => JSON.parse(t) as { clusterDir?: string }, () => null);
+      if (state?.clusterDir && !state.clusterDir.startsWith(dir)) await rm(state.clusterDir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Service {
+  port: number;
+  /** Processes sharing the port (`--cluster n`), or null for the plain single process. */
+  cluster: number | null;
+  child: ChildProcess;
+  /** Milliseconds from spawn to answering /healthz, and then to idle (every process's models warm). */
+  startup: { healthy_ms: number; idle_ms: number };
+  stop(): Promise<void>;
+}
+
+/** Starts the service; resolves once it answers /healthz and its whole process tree has gone idle. */
+export async function startService(db: Database, cluster: number | null): Promise<Service> {
+  const port = await freePort();
+  const began = Date.now();
+  // LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the scan path's cost.
+  const env = { ...db.env, SECRET_KEY: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000', METRICS_ENABLED: 'true', CLUSTER_WORKERS: undefined };
+  const { child } = await start(['api/server.ts', ...(cluster === null ? [] : ['--cluster', String(cluster)])], env, null, port);
+  const healthy = Date.now() - began;
+  const idle = await waitUntilIdle(child.pid!);
+  return { port, cluster, child, startup: { healthy_ms: healthy, idle_ms: idle }, stop: () => stop(child) };
+}
+
+/** Creates an organization and an admin key through the operator CLI (which finds the embedded cluster too); returns the secret. */
+export async function bootstrapKey(db: Database): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...db.env, SECRET_KEY: SECRET, LOG_LEVEL: 'warn' };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli.ts', 'bootstrap', '--org', `Bench ${Date.now()}`, '--json'], { cwd: ROOT, env });
+  return (JSON.parse(stdout) as { api_key: { secret: string } }).api_key.secret;
+}

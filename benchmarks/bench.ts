@@ -3,7 +3,7 @@
  *
  *   npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]]
  *                    [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S]
- *                    [--cluster N] [--embedded] [--json]
+ *                    [--cluster N] [--embedded] [--profile DIR] [--json]
  *
  * Scenarios (explicit flags apply to every scenario of the run; otherwise each has its defaults):
  * - standard: `POST /v1/scans`, 60% benign / 20% injection / 20% PII bodies of 1,000 characters,
@@ -29,7 +29,7 @@ import { ROOT, start, stop } from './processes.ts';
 import { renderHtml, type BenchReport, type Ratio, type RunRecord, type Scenario, type ScalingRow, type TargetCheck } from './report-html.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
-const USAGE = 'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--embedded] [--json]';
+const USAGE = 'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--embedded] [--profile DIR] [--json]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -49,6 +49,8 @@ try {
       surface: { type: 'string' },
       cluster: { type: 'string' },
       embedded: { type: 'boolean', default: false },
+      // The service writes V8 CPU profiles (.cpuprofile, one per process and thread) here when it stops.
+      profile: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -120,7 +122,7 @@ async function serviceWith(cluster: number | null): Promise<Service> {
   await state.service?.stop();
   state.service = null;
   say(`starting the service${cluster === null ? '' : ` with --cluster ${cluster}`}…`);
-  const started = await startService(db!, cluster);
+  const started = await startService(db!, cluster, args.profile);
   state.service = started;
   say(`  answering after ${(started.startup.healthy_ms / 1000).toFixed(1)} s, idle after ${(started.startup.idle_ms / 1000).toFixed(1)} s more`);
   if (!secret) secret = await bootstrapKey(db!);

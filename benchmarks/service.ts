@@ -54,12 +54,13 @@ export interface Service {
 }
 
 /** Starts the service; resolves once it answers /healthz and its whole process tree has gone idle. */
-export async function startService(db: Database, cluster: number | null): Promise<Service> {
+/** `profileDir`: run the service with --cpu-prof, writing its profiles there when it stops. */
+export async function startService(db: Database, cluster: number | null, profileDir?: string): Promise<Service> {
   const port = await freePort();
   const began = Date.now();
   // LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the scan path's cost.
   const env = { ...db.env, SECRET_KEY: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000', METRICS_ENABLED: 'true', CLUSTER_WORKERS: undefined };
-  const { child } = await start(['api/server.ts', ...(cluster === null ? [] : ['--cluster', String(cluster)])], env, null, port);
+  const { child } = await start([...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), 'api/server.ts', ...(cluster === null ? [] : ['--cluster', String(cluster)])], env, null, port);
   const healthy = Date.now() - began;
   const idle = await waitUntilIdle(child.pid!);
   return { port, cluster, child, startup: { healthy_ms: healthy, idle_ms: idle }, stop: () => stop(child) };

@@ -32,7 +32,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   app = await startTestApp({
     clock,
-    env: { DATABASE_URL: await isolatedDatabase(), WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_TIMEOUT_MS: '400', WEBHOOK_POLL_MS: '60000', WEBHOOK_FAILING_THRESHOLD: '5' },
+    env: { DATABASE_URL: await isolatedDatabase(), WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_POLL_MS: '60000', WEBHOOK_FAILING_THRESHOLD: '5' },
     webhookDns: {
       register: async (host) => (host === 'rebind.example.com' ? [{ address: '93.184.215.14', family: 4 }] : Promise.reject(new Error(`ENOTFOUND ${host}`))),
       deliver: async () => [{ address: '10.0.0.7', family: 4 }],
@@ -341,11 +341,11 @@ describe('deliveries', () => {
 
   it('timeouts, redirects and connection errors are failed attempts, retried', async () => {
     const h = await hook({ events: ['scan.blocked'] });
-    receiver.respond = () => ({ status: 200, delayMs: 1_500 });
+    receiver.respond = () => ({ status: 200, delayMs: 5_000 });
     await scan(org, SSN_TEXT);
     await pump().settle();
     let [d] = (await deliveries(org, h.id)).body.data;
-    expect(d).toMatchObject({ status: 'failed', attempt: 1, response: null, error: expect.stringMatching(/timed out after 400 ms/) });
+    expect(d).toMatchObject({ status: 'failed', attempt: 1, response: null, error: expect.stringMatching(/timed out after 1500 ms/) });
     receiver.respond = () => ({ status: 302, headers: { location: 'https://127.0.0.1:1/elsewhere' } });
     clock.advance(30_000);
     await pump().settle();

@@ -1,5 +1,5 @@
 import { deleteExpiredIdempotencyKeys } from '../store/idempotency.ts';
-import type { JobContext } from './job.ts';
+import { inBatches, type JobContext } from './job.ts';
 
 export const name = 'cleanup-idempotency-keys';
 export const every = '10 minutes';
@@ -10,12 +10,5 @@ export const every = '10 minutes';
  */
 export async function run(ctx: JobContext): Promise<number> {
   const now = ctx.clock.now();
-  let total = 0;
-  for (;;) {
-    const n = await deleteExpiredIdempotencyKeys(ctx.db, now, ctx.config.RETENTION_BATCH_SIZE);
-    total += n;
-    ctx.metrics.idempotencyKeysExpired.inc(n);
-    if (n < ctx.config.RETENTION_BATCH_SIZE) return total;
-    await ctx.touch();
-  }
+  return inBatches(ctx, ctx.metrics.idempotencyKeysExpired, (size) => deleteExpiredIdempotencyKeys(ctx.db, now, size));
 }

@@ -1,5 +1,5 @@
 import { expireScanContent } from '../store/retention.ts';
-import type { JobContext } from './job.ts';
+import { inBatches, type JobContext } from './job.ts';
 
 export const name = 'expire-scan-content';
 export const every = '10 minutes';
@@ -11,12 +11,5 @@ export const every = '10 minutes';
  */
 export async function run(ctx: JobContext): Promise<number> {
   const now = ctx.clock.now();
-  let total = 0;
-  for (;;) {
-    const n = await expireScanContent(ctx.db, now, ctx.config.RETENTION_BATCH_SIZE);
-    total += n;
-    ctx.metrics.scanContentExpired.inc(n);
-    if (n < ctx.config.RETENTION_BATCH_SIZE) return total;
-    await ctx.touch();
-  }
+  return inBatches(ctx, ctx.metrics.scanContentExpired, (size) => expireScanContent(ctx.db, now, size));
 }

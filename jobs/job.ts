@@ -32,3 +32,21 @@ export interface JobModule {
   /** One run. Resolves with a summary for the log (e.g. rows affected); throws to count a failure. */
   run(ctx: JobContext): Promise<unknown>;
 }
+
+/**
+ * The loop of every retention job: runs `batch(size)` — one statement over at most
+ * RETENTION_BATCH_SIZE rows, returning how many it affected — until a batch comes back short, so no
+ * statement holds many row locks for long; counts each batch into `counter` and renews the run's
+ * lock between batches. Returns the total.
+ */
+export async function inBatches(ctx: JobContext, counter: { inc(n: number): void }, batch: (size: number) => Promise<number>): Promise<number> {
+  const size = ctx.config.RETENTION_BATCH_SIZE;
+  let total = 0;
+  for (;;) {
+    const n = await batch(size);
+    total += n;
+    counter.inc(n);
+    if (n < size) return total;
+    await ctx.touch();
+  }
+}

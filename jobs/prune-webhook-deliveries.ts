@@ -1,5 +1,5 @@
 import { pruneFinishedDeliveries } from '../store/retention.ts';
-import type { JobContext } from './job.ts';
+import { inBatches, type JobContext } from './job.ts';
 
 export const name = 'prune-webhook-deliveries';
 export const every = '1 hour';
@@ -11,12 +11,5 @@ export const every = '1 hour';
  */
 export async function run(ctx: JobContext): Promise<number> {
   const cutoff = new Date(ctx.clock.now().getTime() - ctx.config.WEBHOOK_DELIVERY_RETENTION_DAYS * 86_400_000);
-  let total = 0;
-  for (;;) {
-    const n = await pruneFinishedDeliveries(ctx.db, cutoff, ctx.config.RETENTION_BATCH_SIZE);
-    total += n;
-    ctx.metrics.webhookDeliveriesPruned.inc(n);
-    if (n < ctx.config.RETENTION_BATCH_SIZE) return total;
-    await ctx.touch();
-  }
+  return inBatches(ctx, ctx.metrics.webhookDeliveriesPruned, (size) => pruneFinishedDeliveries(ctx.db, cutoff, size));
 }

@@ -281,41 +281,28 @@ export class DeliveryPump {
       });
   }
 
-  /**
-   * Sends everything due now and waits until it is recorded (tests move a manual clock, then settle;
-   * also the last step of a graceful stop).
-   */
+  /** Sends everything due now and waits until it is recorded (tests move a manual clock, then settle). */
   async settle(): Promise<void> {
-    for (;;) {
+    do {
       this.poke();
-      while (this.filling || this.inFlight.size || this.recording || this.results.length) {
-        await Promise.all([this.filling, ...this.inFlight, this.recording]);
-        if (this.results.length && !this.recording) this.flushResults();
-      }
-      const due = await this.countDue();
-      if (due === 0) return;
-    }
+      await this.quiesce();
+    } while ((await store.countDueDeliveries(this.deps.db, this.deps.clock.now())) > 0);
   }
 
   /** Stops claiming; waits for attempts in flight (bounded by their timeout) and records them. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.quiesce();
+    this.deps.sender.close();
+  }
+
+  /** Waits until no claim, attempt or recording is under way and every outcome is recorded. */
+  private async quiesce(): Promise<void> {
     while (this.filling || this.inFlight.size || this.recording || this.results.length) {
       await Promise.all([this.filling, ...this.inFlight, this.recording]);
       if (this.results.length && !this.recording) this.flushResults();
     }
-    this.deps.sender.close();
-  }
-
-  private async countDue(): Promise<number> {
-    const now = this.deps.clock.now();
-    const { rows } = await this.deps.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM webhook_deliveries
-       WHERE status IN ('pending', 'failed') AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)`,
-      [now],
-    );
-    return rows[0]!.n;
   }
 
   private async fill(): Promise<void> {

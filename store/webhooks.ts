@@ -145,6 +145,15 @@ export async function listDeliveries(
   return rows;
 }
 
+/** Deliveries waiting for an attempt whose time has come ($1 = now) and that no live lease holds. */
+const DUE = `status IN ('pending', 'failed') AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)`;
+
+/** How many deliveries of every organization are due at `now` and unheld (what a claim would find). */
+export async function countDueDeliveries(q: Queryable, now: Date): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${DUE}`, [now]);
+  return rows[0]!.n;
+}
+
 /** A claimed delivery with what sending it needs: its webhook (null when deleted meanwhile) and, for scan events, the scan. */
 export interface ClaimedDelivery extends DeliveryRow {
   webhook: Pick<WebhookRow, 'url' | 'include_content' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at'> | null;
@@ -161,7 +170,7 @@ export async function claimDueDeliveries(q: Queryable, now: Date, lockedUntil: D
     `WITH c AS (
        UPDATE webhook_deliveries d SET locked_until = $2
        FROM (SELECT org_id, id FROM webhook_deliveries
-             WHERE status IN ('pending', 'failed') AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+             WHERE ${DUE}
              ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
        WHERE d.org_id = due.org_id AND d.id = due.id
        RETURNING d.*)

@@ -1,6 +1,5 @@
 import type { ApiKeyRow } from '../../../store/api-keys.ts';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+import { iso } from '../../present.ts';
 
 /** The API key resource; `secret` only on the create and rotate responses. */
 export function presentApiKey(k: ApiKeyRow, secret?: string) {

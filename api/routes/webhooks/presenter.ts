@@ -1,6 +1,5 @@
 import type { DeliveryRow, WebhookRow } from '../../../store/webhooks.ts';
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso } from '../../present.ts';
 
 /** A webhook as the API returns it; `secret` only in the create response. Sealed secrets never leave the store. */
 export function presentWebhook(w: WebhookRow, secret?: string) {

@@ -368,16 +368,37 @@ export function wordShapes(w: string): [string, string] {
  * prefixes/suffixes, capitalisation flags, length bucket, sentence start / newline before, the
  * previous/next words and shapes, and a few conjunctions. Each token gets exactly the same number of
  * features, value 1/sqrt(n).
+ *
+ * Feature k is FNV-1a of its string under seed (k + 1) * 0x27d4eb2f, finalised with fmix32. What
+ * depends on a token alone (its own features, and its features as a neighbour) is computed once per
+ * distinct token text and kept in a bounded cache; the conjunctions are hashed by streaming their
+ * parts through FNV, so no feature string is ever built. The ids are exactly those of hashing each
+ * feature string (test/unit/models-token-features.test.ts holds the string-building oracle).
  */
 export class TokenFeaturizer {
   readonly config: TokenFeaturizerConfig;
   private readonly mask: number;
+  private readonly cache = new Map<string, TokenInfo>();
+  /** Ids of features whose string takes few values: bias, sentence start, newline before, title flags. */
+  private readonly bias: number;
+  private readonly sentStartId: [number, number];
+  private readonly nlBeforeId: [number, number];
+  private readonly titleFlagId: Int32Array;
+  /** Neighbour ids at the text's edges ('<s>' before the first token, '</s>' after the last). */
+  private readonly edge: { w1: number; s1: number; w2: number; wn1: number; sn1: number; wn2: number };
 
   constructor(config: TokenFeaturizerConfig) {
     if (config.type !== 'hashed-token-v1') throw new Error(`unsupported featurizer ${String(config.type)}`);
     if (config.max_features < TOKEN_TEMPLATES.length) throw new Error('max_features too small');
     this.config = config;
     this.mask = config.buckets - 1;
+    const id = (k: number, s: string) => hashString(TEMPLATE_SEED[k] as number, s) & this.mask;
+    this.bias = id(T.bias, '');
+    this.sentStartId = [id(T.sentStart, '0'), id(T.sentStart, '1')];
+    this.nlBeforeId = [id(T.nlBefore, '0'), id(T.nlBefore, '1')];
+    this.titleFlagId = new Int32Array(8);
+    for (let b = 0; b < 8; b++) this.titleFlagId[b] = id(T.titleFlag, `${(b >> 2) & 1}|${(b >> 1) & 1}|${b & 1}`);
+    this.edge = { w1: id(T.wPrev, '<s>'), s1: id(T.sPrev, '<s>'), w2: id(T.wPrev2, '<s>'), wn1: id(T.wNext, '</s>'), sn1: id(T.sNext, '</s>'), wn2: id(T.wNext2, '</s>') };
   }
 
   get featuresPerToken(): number {
@@ -391,73 +412,145 @@ export class TokenFeaturizer {
   featurize(text: string, tokens: Token[], ids: Int32Array | Uint32Array, values: Float32Array, rowOffset: number): void {
     const L = this.config.max_features;
     const n = tokens.length;
-    const lw: string[] = new Array(n);
-    const ss: string[] = new Array(n);
-    const fs: string[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const t = (tokens[i] as Token).text;
-      lw[i] = t.toLowerCase();
-      const [f, s] = wordShapes(t);
-      fs[i] = f;
-      ss[i] = s;
-    }
+    const infos: TokenInfo[] = new Array(n);
+    for (let i = 0; i < n; i++) infos[i] = this.info((tokens[i] as Token).text);
     const val = 1 / Math.sqrt(TOKEN_TEMPLATES.length);
     const mask = this.mask;
+    const edge = this.edge;
     for (let i = 0; i < n; i++) {
-      const tok = tokens[i] as Token;
-      const w = lw[i] as string;
-      const raw = tok.text;
-      const sh = ss[i] as string;
-      const isWord = CLASS[raw.charCodeAt(0)] === 1;
-      const first = raw.charAt(0);
-      const isTitle = isWord && first !== first.toLowerCase() && raw.slice(1) === raw.slice(1).toLowerCase();
-      const isUpper = isWord && raw.length > 1 && raw === raw.toUpperCase() && raw !== raw.toLowerCase();
-      const isLower = isWord && raw === raw.toLowerCase() && raw !== raw.toUpperCase();
-      const hasDigit = /\d/.test(raw);
-      const flags = `${isWord ? 'w' : 'p'}${isTitle ? 'T' : ''}${isUpper ? 'U' : ''}${isLower ? 'l' : ''}${hasDigit ? 'd' : ''}`;
-      const len = raw.length;
-      const lenB = len <= 3 ? String(len) : len <= 5 ? '4-5' : len <= 8 ? '6-8' : '9+';
-      const prev = i > 0 ? (lw[i - 1] as string) : '<s>';
-      const prev2 = i > 1 ? (lw[i - 2] as string) : '<s>';
-      const next = i + 1 < n ? (lw[i + 1] as string) : '</s>';
-      const next2 = i + 2 < n ? (lw[i + 2] as string) : '</s>';
-      const prevS = i > 0 ? (ss[i - 1] as string) : '<s>';
-      const nextS = i + 1 < n ? (ss[i + 1] as string) : '</s>';
-      const between = i > 0 ? text.slice((tokens[i - 1] as Token).end, tok.start) : '\n';
-      const nlBefore = between.includes('\n');
-      const sentStart = i === 0 || nlBefore || prev === '.' || prev === '!' || prev === '?' || prev === ':';
-      const feats = [
-        '',
-        w,
-        fs[i] as string,
-        sh,
-        w.slice(0, 1),
-        w.slice(0, 2),
-        w.slice(0, 3),
-        w.length > 2 ? w.slice(-2) : '',
-        w.length > 3 ? w.slice(-3) : '',
-        w.length > 4 ? w.slice(-4) : '',
-        flags,
-        lenB,
-        sentStart ? '1' : '0',
-        nlBefore ? '1' : '0',
-        prev,
-        prevS,
-        prev2,
-        next,
-        nextS,
-        next2,
-        `${prev}|${sh}`,
-        `${w}|${next}`,
-        `${prevS}|${sh}|${nextS}`,
-        `${prev}|${w}`,
-        `${sentStart ? 1 : 0}|${isTitle ? 1 : 0}|${isLower ? 1 : 0}`,
-      ];
-      const base = (rowOffset + i) * L;
-      for (let k = 0; k < feats.length; k++) {
-        ids[base + k] = hashString(Math.imul(k + 1, 0x27d4eb2f), feats[k] as string) & mask;
-        values[base + k] = val;
+      const t = infos[i] as TokenInfo;
+      const p = i > 0 ? (infos[i - 1] as TokenInfo) : null;
+      const p2 = i > 1 ? (infos[i - 2] as TokenInfo) : null;
+      const nx = i + 1 < n ? (infos[i + 1] as TokenInfo) : null;
+      const nx2 = i + 2 < n ? (infos[i + 2] as TokenInfo) : null;
+      let nlBefore = i === 0;
+      if (!nlBefore) {
+        const to = (tokens[i] as Token).start;
+        for (let c = (tokens[i - 1] as Token).end; c < to; c++) {
+          if (text.charCodeAt(c) === 10) {
+            nlBefore = true;
+            break;
+          }
+        }
       }
+      const sentStart = p === null || nlBefore || p.endsSentence;
+      const prevW = p === null ? '<s>' : p.lw;
+      const prevS = p === null ? '<s>' : p.ss;
+      const nextW = nx === null ? '</s>' : nx.lw;
+      const nextS = nx === null ? '</s>' : nx.ss;
+      const base = (rowOffset + i) * L;
+      ids[base] = this.bias;
+      const own = t.own;
+      for (let k = 1; k <= OWN_LAST; k++) ids[base + k] = own[k] as number;
+      ids[base + T.sentStart] = this.sentStartId[sentStart ? 1 : 0];
+      ids[base + T.nlBefore] = this.nlBeforeId[nlBefore ? 1 : 0];
+      ids[base + T.wPrev] = p === null ? edge.w1 : p.asPrev;
+      ids[base + T.sPrev] = p === null ? edge.s1 : p.asPrevShape;
+      ids[base + T.wPrev2] = p2 === null ? edge.w2 : p2.asPrev2;
+      ids[base + T.wNext] = nx === null ? edge.wn1 : nx.asNext;
+      ids[base + T.sNext] = nx === null ? edge.sn1 : nx.asNextShape;
+      ids[base + T.wNext2] = nx2 === null ? edge.wn2 : nx2.asNext2;
+      ids[base + T.wPrevShape] = fmix32(fnv(fnv(SEED_W_PREV_SHAPE, prevW) ^ PIPE, t.ss, true)) & mask;
+      ids[base + T.wWNext] = fmix32(fnv(fnv(SEED_W_W_NEXT, t.lw) ^ PIPE, nextW, true)) & mask;
+      ids[base + T.shapes3] = fmix32(fnv(fnv(fnv(SEED_SHAPES3, prevS) ^ PIPE, t.ss, true) ^ PIPE, nextS, true)) & mask;
+      ids[base + T.wPrevW] = fmix32(fnv(fnv(SEED_W_PREV_W, prevW) ^ PIPE, t.lw, true)) & mask;
+      ids[base + T.titleFlag] = this.titleFlagId[(sentStart ? 4 : 0) | (t.isTitle ? 2 : 0) | (t.isLower ? 1 : 0)] as number;
+      values.fill(val, base, base + TOKEN_TEMPLATES.length);
     }
   }
+
+  /** What a token's text alone decides, from the cache (bounded: cleared when full). */
+  private info(raw: string): TokenInfo {
+    let info = this.cache.get(raw);
+    if (info !== undefined) return info;
+    if (this.cache.size >= TOKEN_CACHE_MAX) this.cache.clear();
+    info = tokenInfo(raw, this.mask);
+    this.cache.set(raw, info);
+    return info;
+  }
 }
+
+/** Template indices (positions in TOKEN_TEMPLATES). */
+const T = {
+  bias: 0, w: 1, shape: 2, sshape: 3, pre1: 4, pre2: 5, pre3: 6, suf2: 7, suf3: 8, suf4: 9, flags: 10, len: 11,
+  sentStart: 12, nlBefore: 13, wPrev: 14, sPrev: 15, wPrev2: 16, wNext: 17, sNext: 18, wNext2: 19,
+  wPrevShape: 20, wWNext: 21, shapes3: 22, wPrevW: 23, titleFlag: 24,
+} as const;
+/** Templates 1..OWN_LAST depend on the token's own text only. */
+const OWN_LAST = T.len;
+const TEMPLATE_SEED = TOKEN_TEMPLATES.map((_, k) => Math.imul(k + 1, 0x27d4eb2f));
+const SEED_W_PREV_SHAPE = TEMPLATE_SEED[T.wPrevShape] as number;
+const SEED_W_W_NEXT = TEMPLATE_SEED[T.wWNext] as number;
+const SEED_SHAPES3 = TEMPLATE_SEED[T.shapes3] as number;
+const SEED_W_PREV_W = TEMPLATE_SEED[T.wPrevW] as number;
+const TOKEN_CACHE_MAX = 20_000;
+
+/**
+ * FNV-1a state `h` continued over `s`. With `afterXor`, `h` has already been xored with the
+ * previous code unit (the "|" joining two parts) and still needs its multiply.
+ */
+function fnv(h: number, s: string, afterXor = false): number {
+  if (afterXor) h = Math.imul(h, FNV_PRIME);
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+const PIPE = 0x7c;
+
+interface TokenInfo {
+  lw: string;
+  ss: string;
+  /** Ids of templates 1..OWN_LAST (index = template; 0 unused). */
+  own: Int32Array;
+  asPrev: number;
+  asPrevShape: number;
+  asPrev2: number;
+  asNext: number;
+  asNextShape: number;
+  asNext2: number;
+  isTitle: boolean;
+  isLower: boolean;
+  /** The token is ".", "!", "?" or ":": the next one starts a sentence. */
+  endsSentence: boolean;
+}
+
+function tokenInfo(raw: string, mask: number): TokenInfo {
+  const id = (k: number, s: string) => hashString(TEMPLATE_SEED[k] as number, s) & mask;
+  const w = raw.toLowerCase();
+  const [fs, ss] = wordShapes(raw);
+  const isWord = CLASS[raw.charCodeAt(0)] === 1;
+  const first = raw.charAt(0);
+  const isTitle = isWord && first !== first.toLowerCase() && raw.slice(1) === raw.slice(1).toLowerCase();
+  const isUpper = isWord && raw.length > 1 && raw === raw.toUpperCase() && raw !== w;
+  const isLower = isWord && raw === w && raw !== raw.toUpperCase();
+  const hasDigit = /\d/.test(raw);
+  const flags = `${isWord ? 'w' : 'p'}${isTitle ? 'T' : ''}${isUpper ? 'U' : ''}${isLower ? 'l' : ''}${hasDigit ? 'd' : ''}`;
+  const len = raw.length;
+  const lenB = len <= 3 ? String(len) : len <= 5 ? '4-5' : len <= 8 ? '6-8' : '9+';
+  const own = new Int32Array(OWN_LAST + 1);
+  own[T.w] = id(T.w, w);
+  own[T.shape] = id(T.shape, fs);
+  own[T.sshape] = id(T.sshape, ss);
+  own[T.pre1] = id(T.pre1, w.slice(0, 1));
+  own[T.pre2] = id(T.pre2, w.slice(0, 2));
+  own[T.pre3] = id(T.pre3, w.slice(0, 3));
+  own[T.suf2] = id(T.suf2, w.length > 2 ? w.slice(-2) : '');
+  own[T.suf3] = id(T.suf3, w.length > 3 ? w.slice(-3) : '');
+  own[T.suf4] = id(T.suf4, w.length > 4 ? w.slice(-4) : '');
+  own[T.flags] = id(T.flags, flags);
+  own[T.len] = id(T.len, lenB);
+  return {
+    lw: w,
+    ss,
+    own,
+    asPrev: id(T.wPrev, w),
+    asPrevShape: id(T.sPrev, ss),
+    asPrev2: id(T.wPrev2, w),
+    asNext: id(T.wNext, w),
+    asNextShape: id(T.sNext, ss),
+    asNext2: id(T.wNext2, w),
+    isTitle,
+    isLower,
+    endsSentence: w === '.' || w === '!' || w === '?' || w === ':',
+  };
+}
+

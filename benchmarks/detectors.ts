@@ -41,7 +41,7 @@ const record = (what: string, chars: number, samples: number[]) => {
   if (!json) process.stdout.write(`${what.padEnd(40)} ${String(chars).padStart(6)}  p50 ${p50.toFixed(3).padStart(8)} ms  p99 ${p99.toFixed(3).padStart(8)} ms  (${samples.length} runs)\n`);
 };
 
-const scanning = await startScanning({ WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, MODELS_DIR: undefined }, createMetrics(false), createLogger('warn'));
+const scanning = await startScanning({ WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: undefined }, createMetrics(false), createLogger('warn'));
 const { engine } = scanning;
 const direct = {
   'pi-accurate': await loadOnnxClassifier(modelEntry('pi-accurate')),

@@ -60,7 +60,7 @@ if (!Number.isInteger(threads) || threads < 0 || threads > 64) fail('--threads m
 
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
 const scanning = await startScanning(
-  { WORKER_THREADS: threads, POOL_QUEUE_MAX: Math.max(4096, concurrency * 4), POOL_MAX_BATCH: 32, MODELS_DIR: process.env.MODELS_DIR },
+  { WORKER_THREADS: threads, POOL_QUEUE_MAX: Math.max(4096, concurrency * 4), POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: process.env.MODELS_DIR },
   createMetrics(false),
   logger,
 );

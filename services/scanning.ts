@@ -25,7 +25,7 @@ export interface ScanningOptions {
   warmupTimeoutMs?: number;
 }
 
-type ScanningConfig = Pick<Config, 'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'MODELS_DIR'>;
+type ScanningConfig = Pick<Config, 'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'POOL_SPLIT_CHARS' | 'MODELS_DIR'>;
 
 /** @throws when the in-process model is missing or fails its sha256 check (the service cannot scan at all). */
 export async function startScanning(config: ScanningConfig, metrics: Metrics, logger: Logger, opts: ScanningOptions = {}): Promise<Scanning> {
@@ -36,6 +36,7 @@ export async function startScanning(config: ScanningConfig, metrics: Metrics, lo
     dispatcher = new ModelDispatcher(pool, {
       maxQueue: config.POOL_QUEUE_MAX,
       maxBatchTexts: config.POOL_MAX_BATCH,
+      splitChars: config.POOL_SPLIT_CHARS,
       observer: {
         dispatched: (waitMs, texts) => {
           metrics.poolWait.observe(waitMs / 1000);

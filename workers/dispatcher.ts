@@ -1,7 +1,9 @@
 /**
  * Our bounded FIFO in front of the pool. Piscina's own queue starves tasks under constant load, so
  * tasks in flight never exceed the thread count and everything else waits here, oldest first.
- * Requests waiting for the same model are micro-batched into one task (one ORT run).
+ * Requests waiting for the same model are micro-batched into one task (one ORT run). A request large
+ * enough to keep a thread busy for a while (a long document's windows) is split into one piece per
+ * thread, so its latency is that of its share rather than of the whole.
  */
 import type { Entity } from '../models/runtime.ts';
 import type { TaskRunner } from './pool.ts';
@@ -45,6 +47,12 @@ export interface DispatcherOptions {
   maxQueue: number;
   /** Texts per inference task (micro-batch bound). */
   maxBatchTexts: number;
+  /**
+   * A request whose texts add up to at least this many characters is split into up to one piece per
+   * thread (contiguous, balanced by characters); pieces of one request never share a task.
+   * 0 or absent: never split.
+   */
+  splitChars?: number;
   observer?: DispatcherObserver;
 }
 
@@ -58,6 +66,8 @@ interface Pending {
   enqueuedAt: number;
   timer: NodeJS.Timeout | null;
   settled: boolean;
+  /** The pieces of one split request share this object (null: not split). */
+  group: object | null;
   resolve(value: Result): void;
   reject(err: Error): void;
 }
@@ -132,13 +142,48 @@ export class ModelDispatcher {
   private enqueue(op: Op, model: string, texts: string[], deadlineAt: number): Promise<Result> {
     if (texts.length === 0) return Promise.resolve([]);
     if (this.closed) return Promise.reject(new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
-    if (this.queue.length >= this.opts.maxQueue) {
+    const pieces = this.split(texts);
+    if (this.queue.length + pieces.length > this.opts.maxQueue) {
       this.opts.observer?.rejected('overloaded');
       // Roughly how long the queue takes to drain at one batch per thread per ~10 ms, at least 1 s.
       return Promise.reject(new PoolOverloadedError(Math.max(1, Math.ceil(this.queue.length / (this.threads * 100)))));
     }
+    if (pieces.length === 1) return this.wait(op, model, texts, deadlineAt, null);
+    const group = {};
+    return Promise.all(pieces.map((piece) => this.wait(op, model, piece, deadlineAt, group))).then((results) => (results as unknown[][]).flat() as Result);
+  }
+
+  /** The texts as one piece, or (large enough, several threads) as one contiguous piece per thread, balanced by characters. */
+  private split(texts: string[]): string[][] {
+    const min = this.opts.splitChars ?? 0;
+    const k = Math.min(this.threads, texts.length);
+    if (min <= 0 || k < 2) return [texts];
+    let total = 0;
+    for (const t of texts) total += t.length;
+    if (total < min) return [texts];
+    const pieces: string[][] = [];
+    let current: string[] = [];
+    let chars = 0;
+    let done = 0;
+    texts.forEach((t, i) => {
+      current.push(t);
+      chars += t.length;
+      // Close this piece at its share of what is left, keeping a text for each piece still to come.
+      const left = k - pieces.length;
+      if (left > 1 && (chars >= (total - done) / left || texts.length - i - 1 < left)) {
+        pieces.push(current);
+        done += chars;
+        current = [];
+        chars = 0;
+      }
+    });
+    if (current.length > 0) pieces.push(current);
+    return pieces;
+  }
+
+  private wait(op: Op, model: string, texts: string[], deadlineAt: number, group: object | null): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      const p: Pending = { op, model, texts, enqueuedAt: performance.now(), timer: null, settled: false, resolve, reject };
+      const p: Pending = { op, model, texts, enqueuedAt: performance.now(), timer: null, settled: false, group, resolve, reject };
       const wait = deadlineAt - Date.now();
       p.timer = setTimeout(() => {
         this.opts.observer?.rejected('deadline');
@@ -168,11 +213,14 @@ export class ModelDispatcher {
     while (this.inFlight < this.runner.threads && this.queue.length > 0) {
       const head = this.queue.shift()!;
       const batch = [head];
+      const groups = head.group ? [head.group] : [];
       let texts = head.texts.length;
       for (let i = 0; i < this.queue.length && i < BATCH_LOOKAHEAD && texts < this.opts.maxBatchTexts; ) {
         const c = this.queue[i]!;
-        if (texts + c.texts.length <= this.opts.maxBatchTexts) {
+        // Two pieces of one split request in one task would undo the split.
+        if (texts + c.texts.length <= this.opts.maxBatchTexts && !(c.group && groups.includes(c.group))) {
           batch.push(c);
+          if (c.group) groups.push(c.group);
           texts += c.texts.length;
           this.queue.splice(i, 1);
         } else i++;

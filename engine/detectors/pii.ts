@@ -33,17 +33,21 @@ export function createPiiDetector(ner: ModelEntry | null, dispatcher: ModelDispa
     thresholds: PII_THRESHOLDS,
     frameworks: frameworksFor('pii'),
     detect(input) {
-      const regexItems = findPiiRegex(input);
-      if (!ner || !dispatcher || input.text.text.trim() === '') return finish(regexItems, []);
+      if (!ner || !dispatcher || input.text.text.trim() === '') return finish(findPiiRegex(input), []);
       const windows = windowsOf(input, ner.max_chars);
-      return dispatcher.entities(ner.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000).then(
-        (perWindow) => finish(regexItems, nerItems(input, windows, perWindow)),
+      // The NER request is queued now; the recognizers run in a microtask, once every detector of the
+      // scan has queued its model requests, while the workers infer.
+      const entities = dispatcher.entities(ner.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000);
+      const nerFound = entities.then(
+        (perWindow) => ({ items: nerItems(input, windows, perWindow), note: undefined }),
         (err: unknown) => {
           if (!(err instanceof ModelUnavailableError)) throw err;
           onUnavailable?.(err.reason);
-          return finish(regexItems, [], `ner_unavailable;reason=${err.reason}`);
+          return { items: [], note: `ner_unavailable;reason=${err.reason}` };
         },
       );
+      const regexItems = Promise.resolve().then(() => findPiiRegex(input));
+      return Promise.all([regexItems, nerFound]).then(([regex, found]) => finish(regex, found.items, found.note));
     },
   };
 }

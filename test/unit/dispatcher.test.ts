@@ -65,6 +65,52 @@ describe('ModelDispatcher', () => {
     expect(parts(runner.tasks[1]!.task)).toEqual([{ op: 'classify', model: 'm', texts: ['a', 'b'] }]);
   });
 
+  it('splits a large request into one piece per thread, never in one task, and joins the results in order', async () => {
+    const runner = new ScriptedRunner(2);
+    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 32, splitChars: 10 });
+    const texts = ['aaaa', 'bb', 'cccc', 'dd', 'eeee'];
+    const doc = d.classify('m', texts, later());
+    expect(runner.tasks).toHaveLength(2);
+    const [first, second] = runner.tasks.map((t) => parts(t.task)[0]!.texts);
+    expect([...first!, ...second!]).toEqual(texts);
+    expect(Math.abs(first!.join('').length - second!.join('').length)).toBeLessThanOrEqual(4);
+    runner.tasks[1]!.finish(reply({ ok: true, scores: second!.map((t) => t.length * 10) }));
+    runner.tasks[0]!.finish(reply({ ok: true, scores: first!.map((t) => t.length) }));
+    expect(await doc).toEqual([...first!.map((t) => t.length), ...second!.map((t) => t.length * 10)]);
+  });
+
+  it('keeps a small request whole, and pieces of a split one apart while batching them with others', async () => {
+    const runner = new ScriptedRunner(2);
+    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 32, splitChars: 10 });
+    const busy = [d.classify('m', ['x'], later()), d.classify('m', ['y'], later())];
+    const small = d.classify('m', ['abc', 'def'], later());
+    const big = d.entities('ner', ['0123456789', '0123456789', '0123456789'], later());
+    expect(runner.tasks).toHaveLength(2);
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
+    await tick();
+    // The small request and the first piece of the big one share a task; the second piece waits for a thread.
+    expect(parts(runner.tasks[2]!.task)).toEqual([
+      { op: 'classify', model: 'm', texts: ['abc', 'def'] },
+      { op: 'entities', model: 'ner', texts: ['0123456789', '0123456789'] },
+    ]);
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [1] }));
+    await tick();
+    expect(parts(runner.tasks[3]!.task)).toEqual([{ op: 'entities', model: 'ner', texts: ['0123456789'] }]);
+    runner.tasks[3]!.finish(reply({ ok: true, entities: [[{ start: 0, end: 1, label: 'PERSON', confidence: 1 }]] }));
+    runner.tasks[2]!.finish(reply({ ok: true, scores: [2, 3] }, { ok: true, entities: [[], []] }));
+    expect(await Promise.all([...busy, small, big])).toEqual([[0], [1], [2, 3], [[], [], [{ start: 0, end: 1, label: 'PERSON', confidence: 1 }]]]);
+  });
+
+  it('one thread, or splitChars 0: never splits', async () => {
+    for (const [threads, splitChars] of [[1, 10], [2, 0]] as const) {
+      const runner = new ScriptedRunner(threads);
+      const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 32, splitChars });
+      void d.classify('m', ['0123456789', '0123456789'], later());
+      expect(runner.tasks).toHaveLength(1);
+      expect(parts(runner.tasks[0]!.task)[0]!.texts).toHaveLength(2);
+    }
+  });
+
   it('refuses past maxQueue with a Retry-After hint', async () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 1, maxBatchTexts: 1 });

@@ -11,20 +11,21 @@ export interface TextView {
   encoding: 'base64' | 'hex';
 }
 
-const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+/** Runs of at least this many base64 (standard or URL-safe) alphabet characters are candidates. */
+const BASE64_MIN_RUN = 24;
 const HEX_RUN = /\b(?:[0-9a-fA-F]{2}[\s:]?){16,}\b/g;
 const MAX_VIEWS = 16;
 
 /** Decoded segments that read as text (mostly printable); at most 16 per scan. */
 export function decodedViews(text: string): TextView[] {
   const views: TextView[] = [];
-  for (const m of text.matchAll(BASE64_RUN)) {
+  for (const [start, end] of base64Runs(text)) {
     if (views.length >= MAX_VIEWS) break;
-    const raw = m[0];
+    const raw = text.slice(start, end);
     // Identifiers, hashes and words are base64-alphabet too: require a mix that encoding produces.
     if (!/[a-z]/.test(raw) || !/[A-Z]/.test(raw) || !/[0-9+/=_-]/.test(raw)) continue;
     const decoded = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
-    if (readable(decoded)) views.push({ text: decoded, start: m.index, end: m.index + raw.length, encoding: 'base64' });
+    if (readable(decoded)) views.push({ text: decoded, start, end, encoding: 'base64' });
   }
   for (const m of text.matchAll(HEX_RUN)) {
     if (views.length >= MAX_VIEWS) break;
@@ -32,6 +33,40 @@ export function decodedViews(text: string): TextView[] {
     if (readable(decoded)) views.push({ text: decoded, start: m.index, end: m.index + m[0].length, encoding: 'hex' });
   }
   return views;
+}
+
+const B64 = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') B64[c.charCodeAt(0)] = 1;
+
+/**
+ * [start, end) of every run of ≥ 24 base64-alphabet characters and the up to two "=" after it: what
+ * `/[A-Za-z0-9+/_-]{24,}={0,2}/g` matches, in one linear pass (the regex retries from every
+ * character of every shorter run; this was 2% of a scan's main-thread time).
+ */
+export function base64Runs(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || B64[c] === 0) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < n) {
+      const d = text.charCodeAt(j);
+      if (d >= 128 || B64[d] === 0) break;
+      j++;
+    }
+    if (j - i >= BASE64_MIN_RUN) {
+      let end = j;
+      while (end < n && end - j < 2 && text.charCodeAt(end) === 61) end++;
+      out.push([i, end]);
+      i = end;
+    } else i = j;
+  }
+  return out;
 }
 
 /** Mostly letters, digits, spaces and punctuation, with at least a few words. */

@@ -25,6 +25,7 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SURFACES } from '../engine/detector.ts';
+import { cpuPerRequest, formatCpu, sampleCpu } from './cpu.ts';
 import { bodies, documentBodies } from './fixtures.ts';
 import { formatSummary, measure, type Measurement } from './measure.ts';
 import { ROOT, start, stop } from './processes.ts';
@@ -131,11 +132,15 @@ async function serviceWith(cluster: number | null): Promise<Service> {
   return started;
 }
 
-async function record(scenario: Scenario, target: 'echo' | 'scans', url: string, requests: string[], load: Load, tier: string | null, cluster: number | null, headers: Record<string, string>): Promise<RunRecord> {
+/** `pid`: the target's process (the echo, or the service; its cluster workers are found under it) for CPU accounting. */
+async function record(scenario: Scenario, target: 'echo' | 'scans', pid: number, url: string, requests: string[], load: Load, tier: string | null, cluster: number | null, headers: Record<string, string>): Promise<RunRecord> {
   const label = `${scenario} ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}`;
   if (warmup > 0) await measure(url, requests, { connections: load.connections, seconds: warmup, headers, label: `warm-up ${label}`, progress });
+  const before = sampleCpu(pid);
   const m: Measurement = await measure(url, requests, { connections: load.connections, seconds: duration, headers, label, progress });
-  const run: RunRecord = { id: `${scenario}: ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}`, scenario, target, tier, cluster, connections: load.connections, body_chars: load.chars, surface: load.surface, duration_s: duration, ...m };
+  const cpu = cpuPerRequest(before, sampleCpu(pid), m.summary.requests);
+  if (cpu) say(`  ${formatCpu(cpu)}`);
+  const run: RunRecord = { id: `${scenario}: ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}`, scenario, target, tier, cluster, connections: load.connections, body_chars: load.chars, surface: load.surface, duration_s: duration, ...m, cpu };
   runs.push(run);
   return run;
 }
@@ -146,13 +151,13 @@ async function echoFor(scenario: Scenario, load: Load): Promise<RunRecord> {
   const key = `${scenario === 'document' ? 'document' : 'standard'}|${load.chars}|${load.surface}|${load.connections}`;
   const done = echoRuns.get(key);
   if (done) return done;
-  const run = await record(scenario, 'echo', `http://127.0.0.1:${echo!.port}/echo`, load.bodies(load.tiers[0]!), load, null, null, {});
+  const run = await record(scenario, 'echo', echo!.child.pid!, `http://127.0.0.1:${echo!.port}/echo`, load.bodies(load.tiers[0]!), load, null, null, {});
   echoRuns.set(key, run);
   return run;
 }
 
 async function scans(scenario: Scenario, load: Load, tier: string, svc: Service): Promise<RunRecord> {
-  return record(scenario, 'scans', `http://127.0.0.1:${svc.port}/v1/scans`, load.bodies(tier), load, tier, svc.cluster, { authorization: `Bearer ${secret}` });
+  return record(scenario, 'scans', svc.child.pid!, `http://127.0.0.1:${svc.port}/v1/scans`, load.bodies(tier), load, tier, svc.cluster, { authorization: `Bearer ${secret}` });
 }
 
 function ratio(run: RunRecord, base: RunRecord): number {
@@ -259,7 +264,7 @@ writeFileSync(htmlFile, renderHtml(report));
 if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else {
   const out: string[] = ['', 'runs'];
-  for (const r of runs) out.push(`  ${r.id.padEnd(40)} ${formatSummary(r.summary)}`);
+  for (const r of runs) out.push(`  ${r.id.padEnd(40)} ${formatSummary(r.summary)}${r.cpu ? `\n  ${''.padEnd(40)} ${formatCpu(r.cpu)}` : ''}`);
   out.push('ratios (req/s; the headline)');
   for (const r of ratios) out.push(`  ${r.name.padEnd(62)} ${r.value}`);
   if (state.scaling) {

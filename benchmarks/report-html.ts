@@ -2,6 +2,7 @@
  * The benchmark report: its JSON shape and a self-contained HTML rendering (inline SVG and CSS, no
  * scripts), so the file can be attached to an issue or opened offline.
  */
+import type { CpuPerRequest } from './cpu.ts';
 import type { Histogram, Measurement } from './measure.ts';
 
 export type Scenario = 'standard' | 'document' | 'scaling';
@@ -18,6 +19,8 @@ export interface RunRecord extends Measurement {
   body_chars: number;
   surface: string;
   duration_s: number;
+  /** CPU per response during the measured run (Linux; null elsewhere). */
+  cpu: CpuPerRequest | null;
 }
 
 /** `value` = req/s of run `of` divided by req/s of run `to`. */
@@ -181,6 +184,7 @@ ${r.targets.length ? `<h2>Targets</h2><table><thead><tr><th>target</th><th>wante
 ${r.scaling ? `<h2>Scaling</h2>${table(['processes', 'req/s', 'efficiency', 'vs echo'], r.scaling.map((s) => [s.processes, s.req_per_s, s.efficiency, s.vs_echo]))}<figure>${scalingSvg(r.scaling)}<figcaption>Throughput per process count</figcaption></figure>` : ''}
 <h2>Summary</h2>
 ${table(['run', 'connections', 'body chars', 'req/s', 'p50 ms', 'p90 ms', 'p95 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors'], summaryRows)}
+${r.runs.some((run) => run.cpu) ? `<h2>CPU per request</h2><p class="meta">Milliseconds of CPU per response during each measured run, from /proc: the target's main thread(s), its other threads (model workers, V8 compiler and GC helpers), every PostgreSQL process, the load generator (this process), and the whole machine.</p>${table(['run', 'main ms', 'other threads ms', 'postgres ms', 'load generator ms', 'machine ms', 'machine busy'], r.runs.filter((run) => run.cpu).map((run) => [run.id, run.cpu!.service_main_ms, run.cpu!.service_threads_ms, run.cpu!.postgres_ms, run.cpu!.load_generator_ms, run.cpu!.machine_ms, `${Math.round(run.cpu!.machine_busy * 100)}% of ${run.cpu!.cores} cores`]))}` : ''}
 <h2>Runs</h2>
 ${sections}
 <script type="application/json" id="report-data">${JSON.stringify(r).replace(/</g, '\\u003c')}</script>

@@ -1,114 +1,84 @@
 import { describe, expect, it } from 'vitest';
-import { hashString, tokenize, TokenFeaturizer, tokenFeaturizerConfig, type Token } from '../../models/features.ts';
+import { hashString, tokenize, TokenFeaturizer, tokenFeaturizerConfig, wordShapes, type Token } from '../../models/features.ts';
 import { piiSynthEval } from '../../models/data/pii-synth.ts';
 
 /*
- * The token featurizer as first written (string per feature, one hash each): the oracle that the
- * allocation-free TokenFeaturizer must match id for id, so the trained pii-ner model sees exactly
- * the features it was trained on.
+ * The token featurizer as first written (string per feature, one hash each; word shapes from the
+ * shared wordShapes): the oracle that the allocation-free TokenFeaturizer must match id for id, so
+ * the trained pii-ner model sees exactly the features it was trained on.
  */
 const TEMPLATES = 25;
 const CLASS_WORD = /[\p{L}\p{N}\p{M}]/u;
-function charShape(c: string): string {
-  const code = c.charCodeAt(0);
-  if (code >= 48 && code <= 57) return 'd';
-  if (code >= 65 && code <= 90) return 'X';
-  if (code >= 97 && code <= 122) return 'x';
-  if (code < 128) return c;
-  const lo = c.toLowerCase();
-  const up = c.toUpperCase();
-  if (c !== lo) return 'X';
-  if (c !== up) return 'x';
-  if (/\p{N}/u.test(c)) return 'd';
-  if (/\p{L}/u.test(c)) return 'L';
-  return c;
-}
-
-/** Full shape (first 8 chars mapped X/x/d/L) and short shape (runs collapsed). */
-function wordShapes(w: string): [string, string] {
-  let full = '';
-  let short = '';
-  let last = '';
-  for (let i = 0; i < w.length; i++) {
-    const s = charShape(w[i] as string);
-    if (i < 8) full += s;
-    if (s !== last) short += s;
-    last = s;
-  }
-  if (w.length > 8) full += '+';
-  return [full, short];
-}
-
 
 function referenceFeaturize(text: string, tokens: Token[], ids: Int32Array, values: Float32Array, rowOffset: number, L: number, mask: number): void {
-    const n = tokens.length;
-    const lw: string[] = new Array(n);
-    const ss: string[] = new Array(n);
-    const fs: string[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const t = (tokens[i] as Token).text;
-      lw[i] = t.toLowerCase();
-      const [f, s] = wordShapes(t);
-      fs[i] = f;
-      ss[i] = s;
+  const n = tokens.length;
+  const lw: string[] = new Array(n);
+  const ss: string[] = new Array(n);
+  const fs: string[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = (tokens[i] as Token).text;
+    lw[i] = t.toLowerCase();
+    const [f, s] = wordShapes(t);
+    fs[i] = f;
+    ss[i] = s;
+  }
+  const val = 1 / Math.sqrt(TEMPLATES);
+  for (let i = 0; i < n; i++) {
+    const tok = tokens[i] as Token;
+    const w = lw[i] as string;
+    const raw = tok.text;
+    const sh = ss[i] as string;
+    const isWord = CLASS_WORD.test(raw.charAt(0)) || (raw.charCodeAt(0) >= 0xd800 && raw.charCodeAt(0) <= 0xdfff);
+    const first = raw.charAt(0);
+    const isTitle = isWord && first !== first.toLowerCase() && raw.slice(1) === raw.slice(1).toLowerCase();
+    const isUpper = isWord && raw.length > 1 && raw === raw.toUpperCase() && raw !== raw.toLowerCase();
+    const isLower = isWord && raw === raw.toLowerCase() && raw !== raw.toUpperCase();
+    const hasDigit = /\d/.test(raw);
+    const flags = `${isWord ? 'w' : 'p'}${isTitle ? 'T' : ''}${isUpper ? 'U' : ''}${isLower ? 'l' : ''}${hasDigit ? 'd' : ''}`;
+    const len = raw.length;
+    const lenB = len <= 3 ? String(len) : len <= 5 ? '4-5' : len <= 8 ? '6-8' : '9+';
+    const prev = i > 0 ? (lw[i - 1] as string) : '<s>';
+    const prev2 = i > 1 ? (lw[i - 2] as string) : '<s>';
+    const next = i + 1 < n ? (lw[i + 1] as string) : '</s>';
+    const next2 = i + 2 < n ? (lw[i + 2] as string) : '</s>';
+    const prevS = i > 0 ? (ss[i - 1] as string) : '<s>';
+    const nextS = i + 1 < n ? (ss[i + 1] as string) : '</s>';
+    const between = i > 0 ? text.slice((tokens[i - 1] as Token).end, tok.start) : '\n';
+    const nlBefore = between.includes('\n');
+    const sentStart = i === 0 || nlBefore || prev === '.' || prev === '!' || prev === '?' || prev === ':';
+    const feats = [
+      '',
+      w,
+      fs[i] as string,
+      sh,
+      w.slice(0, 1),
+      w.slice(0, 2),
+      w.slice(0, 3),
+      w.length > 2 ? w.slice(-2) : '',
+      w.length > 3 ? w.slice(-3) : '',
+      w.length > 4 ? w.slice(-4) : '',
+      flags,
+      lenB,
+      sentStart ? '1' : '0',
+      nlBefore ? '1' : '0',
+      prev,
+      prevS,
+      prev2,
+      next,
+      nextS,
+      next2,
+      `${prev}|${sh}`,
+      `${w}|${next}`,
+      `${prevS}|${sh}|${nextS}`,
+      `${prev}|${w}`,
+      `${sentStart ? 1 : 0}|${isTitle ? 1 : 0}|${isLower ? 1 : 0}`,
+    ];
+    const base = (rowOffset + i) * L;
+    for (let k = 0; k < feats.length; k++) {
+      ids[base + k] = hashString(Math.imul(k + 1, 0x27d4eb2f), feats[k] as string) & mask;
+      values[base + k] = val;
     }
-    const val = 1 / Math.sqrt(TEMPLATES);
-    for (let i = 0; i < n; i++) {
-      const tok = tokens[i] as Token;
-      const w = lw[i] as string;
-      const raw = tok.text;
-      const sh = ss[i] as string;
-      const isWord = CLASS_WORD.test(raw.charAt(0)) || (raw.charCodeAt(0) >= 0xd800 && raw.charCodeAt(0) <= 0xdfff);
-      const first = raw.charAt(0);
-      const isTitle = isWord && first !== first.toLowerCase() && raw.slice(1) === raw.slice(1).toLowerCase();
-      const isUpper = isWord && raw.length > 1 && raw === raw.toUpperCase() && raw !== raw.toLowerCase();
-      const isLower = isWord && raw === raw.toLowerCase() && raw !== raw.toUpperCase();
-      const hasDigit = /\d/.test(raw);
-      const flags = `${isWord ? 'w' : 'p'}${isTitle ? 'T' : ''}${isUpper ? 'U' : ''}${isLower ? 'l' : ''}${hasDigit ? 'd' : ''}`;
-      const len = raw.length;
-      const lenB = len <= 3 ? String(len) : len <= 5 ? '4-5' : len <= 8 ? '6-8' : '9+';
-      const prev = i > 0 ? (lw[i - 1] as string) : '<s>';
-      const prev2 = i > 1 ? (lw[i - 2] as string) : '<s>';
-      const next = i + 1 < n ? (lw[i + 1] as string) : '</s>';
-      const next2 = i + 2 < n ? (lw[i + 2] as string) : '</s>';
-      const prevS = i > 0 ? (ss[i - 1] as string) : '<s>';
-      const nextS = i + 1 < n ? (ss[i + 1] as string) : '</s>';
-      const between = i > 0 ? text.slice((tokens[i - 1] as Token).end, tok.start) : '\n';
-      const nlBefore = between.includes('\n');
-      const sentStart = i === 0 || nlBefore || prev === '.' || prev === '!' || prev === '?' || prev === ':';
-      const feats = [
-        '',
-        w,
-        fs[i] as string,
-        sh,
-        w.slice(0, 1),
-        w.slice(0, 2),
-        w.slice(0, 3),
-        w.length > 2 ? w.slice(-2) : '',
-        w.length > 3 ? w.slice(-3) : '',
-        w.length > 4 ? w.slice(-4) : '',
-        flags,
-        lenB,
-        sentStart ? '1' : '0',
-        nlBefore ? '1' : '0',
-        prev,
-        prevS,
-        prev2,
-        next,
-        nextS,
-        next2,
-        `${prev}|${sh}`,
-        `${w}|${next}`,
-        `${prevS}|${sh}|${nextS}`,
-        `${prev}|${w}`,
-        `${sentStart ? 1 : 0}|${isTitle ? 1 : 0}|${isLower ? 1 : 0}`,
-      ];
-      const base = (rowOffset + i) * L;
-      for (let k = 0; k < feats.length; k++) {
-        ids[base + k] = hashString(Math.imul(k + 1, 0x27d4eb2f), feats[k] as string) & mask;
-        values[base + k] = val;
-      }
-    }
+  }
 }
 
 function corpus(): string[] {

@@ -3,7 +3,7 @@
  *
  *   npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]]
  *                    [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S]
- *                    [--cluster N] [--embedded] [--profile DIR] [--json]
+ *                    [--cluster N] [--repeat N] [--embedded] [--profile DIR] [--json]
  *
  * Scenarios (explicit flags apply to every scenario of the run; otherwise each has its defaults):
  * - standard: `POST /v1/scans`, 60% benign / 20% injection / 20% PII bodies of 1,000 characters,
@@ -14,6 +14,10 @@
  *   about c-fold), so `--connections c` measures a loaded service rather than a document's latency.
  * - scaling: the standard load against `--cluster n` for n = 1..N (N = --cluster, default the CPU
  *   count); efficiency = throughput(n) / (n × throughput(1)), target ≥ 0.8.
+ *
+ * `--repeat N` runs the scenarios N times in rounds (echo and service interleaved, each round with its
+ * own echo), so slow drift on a shared machine hits both sides alike; ratios and targets are then
+ * reported per round and as the median over the rounds (a target is met when its median is).
  *
  * The service runs as a child process on DATABASE_URL, else a fresh `cf_bench` database on the local
  * PostgreSQL, or with --embedded on its own embedded PostgreSQL in a temporary DATA_DIR. Each target
@@ -28,11 +32,12 @@ import { SURFACES } from '../engine/detector.ts';
 import { cpuPerRequest, formatCpu, sampleCpu } from './cpu.ts';
 import { bodies, documentBodies } from './fixtures.ts';
 import { formatSummary, measure, type Measurement } from './measure.ts';
+import { medianRatios, medianScaling, targetsOf, type Check } from './rounds.ts';
 import { ROOT, start, stop } from './processes.ts';
 import { renderHtml, type BenchReport, type Ratio, type RunRecord, type Scenario, type ScalingRow, type TargetCheck } from './report-html.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
-const USAGE = 'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--embedded] [--profile DIR] [--json]';
+const USAGE = 'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--repeat N] [--embedded] [--profile DIR] [--json]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -51,6 +56,7 @@ try {
       'body-chars': { type: 'string' },
       surface: { type: 'string' },
       cluster: { type: 'string' },
+      repeat: { type: 'string', default: '1' },
       embedded: { type: 'boolean', default: false },
       // The service writes V8 CPU profiles (.cpuprofile, one per process and thread) here when it stops.
       profile: { type: 'string' },
@@ -84,6 +90,7 @@ if (!Number.isInteger(warmup) || warmup < 0) fail('--warmup takes a number of se
 const connectionsArg = positiveInt('connections', args.connections);
 const charsArg = positiveInt('body-chars', args['body-chars']);
 const clusterArg = positiveInt('cluster', args.cluster);
+const repeat = positiveInt('repeat', args.repeat)!;
 const progress = !args.json;
 const say = (s: string) => progress && process.stderr.write(`${s}\n`);
 
@@ -112,7 +119,9 @@ const runs: RunRecord[] = [];
 const ratios: Ratio[] = [];
 const targets: TargetCheck[] = [];
 // Assigned inside the scenario functions (an object, so the checker does not narrow them to null here).
-const state: { scaling: ScalingRow[] | null; service: Service | null } = { scaling: null, service: null };
+const state: { scaling: ScalingRow[] | null; service: Service | null; round: number } = { scaling: null, service: null, round: 1 };
+/** ` #k` on ids and names when the run has several rounds. */
+const roundTag = () => (repeat > 1 ? ` #${state.round}` : '');
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 let db: Database | null = null;
@@ -134,13 +143,13 @@ async function serviceWith(cluster: number | null): Promise<Service> {
 
 /** `pid`: the target's process (the echo, or the service; its cluster workers are found under it) for CPU accounting. */
 async function record(scenario: Scenario, target: 'echo' | 'scans', pid: number, url: string, requests: string[], load: Load, tier: string | null, cluster: number | null, headers: Record<string, string>): Promise<RunRecord> {
-  const label = `${scenario} ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}`;
+  const label = `${scenario} ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${roundTag()}`;
   if (warmup > 0) await measure(url, requests, { connections: load.connections, seconds: warmup, headers, label: `warm-up ${label}`, progress });
   const before = sampleCpu(pid);
   const m: Measurement = await measure(url, requests, { connections: load.connections, seconds: duration, headers, label, progress });
   const cpu = cpuPerRequest(before, sampleCpu(pid), m.summary.requests);
   if (cpu) say(`  ${formatCpu(cpu)}`);
-  const run: RunRecord = { id: `${scenario}: ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}`, scenario, target, tier, cluster, connections: load.connections, body_chars: load.chars, surface: load.surface, duration_s: duration, ...m, cpu };
+  const run: RunRecord = { id: `${scenario}: ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${roundTag()}`, round: state.round, scenario, target, tier, cluster, connections: load.connections, body_chars: load.chars, surface: load.surface, duration_s: duration, ...m, cpu };
   runs.push(run);
   return run;
 }
@@ -148,7 +157,7 @@ async function record(scenario: Scenario, target: 'echo' | 'scans', pid: number,
 // The echo baseline once per distinct load (bodies, connections): its ratio partner in every scenario.
 const echoRuns = new Map<string, RunRecord>();
 async function echoFor(scenario: Scenario, load: Load): Promise<RunRecord> {
-  const key = `${scenario === 'document' ? 'document' : 'standard'}|${load.chars}|${load.surface}|${load.connections}`;
+  const key = `${state.round}|${scenario === 'document' ? 'document' : 'standard'}|${load.chars}|${load.surface}|${load.connections}`;
   const done = echoRuns.get(key);
   if (done) return done;
   const run = await record(scenario, 'echo', echo!.child.pid!, `http://127.0.0.1:${echo!.port}/echo`, load.bodies(load.tiers[0]!), load, null, null, {});
@@ -158,6 +167,20 @@ async function echoFor(scenario: Scenario, load: Load): Promise<RunRecord> {
 
 async function scans(scenario: Scenario, load: Load, tier: string, svc: Service): Promise<RunRecord> {
   return record(scenario, 'scans', svc.child.pid!, `http://127.0.0.1:${svc.port}/v1/scans`, load.bodies(tier), load, tier, svc.cluster, { authorization: `Bearer ${secret}` });
+}
+
+/** One round's target checks; `collect` turns them into the report's targets (with medians over rounds). */
+const checks: Check[] = [];
+function check(name: string, target: string, value: number, unit: string, met: boolean): void {
+  checks.push({ name, target, value, unit, met });
+}
+const scalingRounds: ScalingRow[][] = [];
+
+/** Targets (per round, and medians when there are several), median ratios and scaling rows. */
+function collect(): void {
+  targets.push(...targetsOf(checks));
+  if (repeat > 1) ratios.push(...medianRatios(ratios));
+  state.scaling = medianScaling(scalingRounds);
 }
 
 function ratio(run: RunRecord, base: RunRecord): number {
@@ -174,8 +197,8 @@ async function standard(): Promise<void> {
     const run = await scans('standard', load, tier, svc);
     const value = ratio(run, base);
     if (tier === 'fast' && load.chars === 1_000 && run.cluster === null) {
-      targets.push({ name: 'standard, tier fast: throughput vs echo', target: '≥ 0.70', value: String(value), met: value >= 0.7 });
-      targets.push({ name: 'standard, tier fast: p99', target: '≤ 25 ms', value: `${run.summary.p99_ms} ms`, met: run.summary.p99_ms <= 25 });
+      check('standard, tier fast: throughput vs echo', '≥ 0.70', value, '', value >= 0.7);
+      check('standard, tier fast: p99', '≤ 25 ms', run.summary.p99_ms, ' ms', run.summary.p99_ms <= 25);
     }
   }
 }
@@ -187,7 +210,7 @@ async function document(): Promise<void> {
   for (const tier of load.tiers) {
     const run = await scans('document', load, tier, svc);
     ratio(run, base);
-    targets.push({ name: `document (${load.chars} chars), tier ${tier}: p95`, target: '≤ 100 ms', value: `${run.summary.p95_ms} ms`, met: run.summary.p95_ms <= 100 });
+    check(`document (${load.chars} chars), tier ${tier}: p95`, '≤ 100 ms', run.summary.p95_ms, ' ms', run.summary.p95_ms <= 100);
   }
 }
 
@@ -205,8 +228,8 @@ async function scale(): Promise<void> {
     efficiency: round3(run.summary.req_per_s / Math.max((i + 1) * one, 1)),
     vs_echo: ratio(run, base),
   }));
-  state.scaling = rows;
-  for (const row of rows.slice(1)) targets.push({ name: `scaling, tier ${tier}: efficiency at ${row.processes} processes`, target: '≥ 0.8', value: String(row.efficiency), met: row.efficiency >= 0.8 });
+  scalingRounds.push(rows);
+  for (const row of rows.slice(1)) check(`scaling, tier ${tier}: efficiency at ${row.processes} processes`, '≥ 0.8', row.efficiency, '', row.efficiency >= 0.8);
 }
 
 function git(...a: string[]): string | null {
@@ -223,7 +246,10 @@ try {
   db = await openDatabase(args.embedded);
   echo = await start(['benchmarks/echo-server.ts'], { PORT: '0' }, /listening (\d+)/);
   say(`database: ${db.kind}${args.embedded ? ' (the first start initialises a cluster: ~20 s)' : ''}`);
-  for (const s of scenarios) await { standard, document, scaling: scale }[s]();
+  for (state.round = 1; state.round <= repeat; state.round++) {
+    for (const s of scenarios) await { standard, document, scaling: scale }[s]();
+  }
+  collect();
 } catch (err) {
   failed = err;
 } finally {
@@ -247,7 +273,7 @@ const report: BenchReport = {
     git_commit: git('rev-parse', '--short', 'HEAD'),
     git_dirty: Boolean(git('status', '--porcelain')),
   },
-  settings: { scenarios, duration_s: duration, warmup_s: warmup, database: db!.kind, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim() },
+  settings: { scenarios, repeat, duration_s: duration, warmup_s: warmup, database: db!.kind, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim() },
   runs,
   ratios,
   scaling: state.scaling,
@@ -268,7 +294,7 @@ else {
   out.push('ratios (req/s; the headline)');
   for (const r of ratios) out.push(`  ${r.name.padEnd(62)} ${r.value}`);
   if (state.scaling) {
-    out.push('scaling');
+    out.push(repeat > 1 ? `scaling (median of ${repeat} rounds)` : 'scaling');
     for (const s of state.scaling) out.push(`  ${String(s.processes).padStart(2)} processes  ${s.req_per_s} req/s  efficiency ${s.efficiency}  vs echo ${s.vs_echo}`);
   }
   if (targets.length) out.push('targets');

@@ -10,6 +10,8 @@ export type Scenario = 'standard' | 'document' | 'scaling';
 export interface RunRecord extends Measurement {
   /** e.g. `standard: scans tier=fast`, `scaling: scans tier=fast cluster=2`, `document: echo`. */
   id: string;
+  /** 1-based round of a `--repeat N` run. */
+  round: number;
   scenario: Scenario;
   target: 'echo' | 'scans';
   tier: string | null;
@@ -49,7 +51,7 @@ export interface TargetCheck {
 export interface BenchReport {
   when: string;
   machine: { cpus: number; cpu: string | undefined; memory_gib: number; platform: string; node: string; git_commit: string | null; git_dirty: boolean };
-  settings: { scenarios: Scenario[]; duration_s: number; warmup_s: number; database: string; command: string };
+  settings: { scenarios: Scenario[]; repeat: number; duration_s: number; warmup_s: number; database: string; command: string };
   runs: RunRecord[];
   ratios: Ratio[];
   scaling: ScalingRow[] | null;
@@ -176,7 +178,7 @@ svg text{font-size:11px;fill:#57606a}svg .label{font-size:12px;fill:#1d232a}.axi
 section{border-top:1px solid #d0d7de;padding-top:8px;margin-top:16px}
 </style></head><body>
 <h1>Content firewall benchmark</h1>
-<p class="meta">${esc(r.when)} — ${m.cpus} × ${esc(m.cpu ?? 'unknown CPU')}, ${m.memory_gib} GiB, ${esc(m.platform)}, Node ${esc(m.node)}, commit ${esc(m.git_commit ?? 'unknown')}${m.git_dirty ? ' (with uncommitted changes)' : ''}; database ${esc(r.settings.database)}; ${r.settings.duration_s} s per run after ${r.settings.warmup_s} s of warm-up.<br><code>${esc(r.settings.command)}</code></p>
+<p class="meta">${esc(r.when)} — ${m.cpus} × ${esc(m.cpu ?? 'unknown CPU')}, ${m.memory_gib} GiB, ${esc(m.platform)}, Node ${esc(m.node)}, commit ${esc(m.git_commit ?? 'unknown')}${m.git_dirty ? ' (with uncommitted changes)' : ''}; database ${esc(r.settings.database)}; ${r.settings.duration_s} s per run after ${r.settings.warmup_s} s of warm-up${r.settings.repeat > 1 ? `, ${r.settings.repeat} rounds (echo and service interleaved; medians over the rounds beside each round's numbers)` : ''}.<br><code>${esc(r.settings.command)}</code></p>
 <h2>Ratios</h2>
 <p class="meta">The headline: absolute numbers drift on shared machines, ratios to the bare Express echo measured in the same run much less.</p>
 ${table(['ratio', 'value'], r.ratios.map((x) => [x.name, x.value]))}

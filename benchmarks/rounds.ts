@@ -1,0 +1,69 @@
+/**
+ * `--repeat N`: the scenarios run in N rounds, and what each round measured is also summarised as the
+ * median over the rounds (pure functions, unit-tested).
+ */
+import type { Ratio, ScalingRow, TargetCheck } from './report-html.ts';
+
+/** One round's check of one target. */
+export interface Check {
+  name: string;
+  /** e.g. `≥ 0.70`, `≤ 25 ms` */
+  target: string;
+  value: number;
+  /** Appended to the value when shown, e.g. ` ms`. */
+  unit: string;
+  met: boolean;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('median of nothing');
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : round3((s[mid - 1]! + s[mid]!) / 2);
+}
+
+/**
+ * Every check as a target (numbered ` #k` when a name was checked in several rounds), then, for those
+ * names, the median: met when the check at the median is (odd count) or both middle ones are (even).
+ */
+export function targetsOf(checks: readonly Check[]): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const name of new Set(checks.map((c) => c.name))) {
+    const mine = checks.filter((c) => c.name === name);
+    const several = mine.length > 1;
+    mine.forEach((c, i) => out.push({ name: `${name}${several ? ` #${i + 1}` : ''}`, target: c.target, value: `${c.value}${c.unit}`, met: c.met }));
+    if (!several) continue;
+    const sorted = [...mine].sort((a, b) => a.value - b.value);
+    const mid = sorted.length >> 1;
+    const met = sorted.length % 2 ? sorted[mid]!.met : sorted[mid - 1]!.met && sorted[mid]!.met;
+    out.push({ name: `${name} (median of ${mine.length})`, target: mine[0]!.target, value: `${median(mine.map((c) => c.value))}${mine[0]!.unit}`, met });
+  }
+  return out;
+}
+
+const withoutRound = (s: string) => s.replace(/ #\d+/g, '');
+
+/** For each ratio measured in several rounds (names differing only in ` #k`), its median. */
+export function medianRatios(ratios: readonly Ratio[]): Ratio[] {
+  const out: Ratio[] = [];
+  for (const name of new Set(ratios.map((r) => withoutRound(r.name)))) {
+    const mine = ratios.filter((r) => withoutRound(r.name) === name);
+    if (mine.length < 2) continue;
+    out.push({ name: `${name} (median of ${mine.length})`, of: withoutRound(mine[0]!.of), to: withoutRound(mine[0]!.to), value: median(mine.map((r) => r.value)) });
+  }
+  return out;
+}
+
+/** The scaling table: one round's rows as they are, several rounds' as the median per process count. */
+export function medianScaling(rounds: readonly ScalingRow[][]): ScalingRow[] | null {
+  if (rounds.length === 0) return null;
+  if (rounds.length === 1) return rounds[0]!;
+  return rounds[0]!.map((row, i) => ({
+    processes: row.processes,
+    req_per_s: median(rounds.map((r) => r[i]!.req_per_s)),
+    efficiency: median(rounds.map((r) => r[i]!.efficiency)),
+    vs_echo: median(rounds.map((r) => r[i]!.vs_echo)),
+  }));
+}

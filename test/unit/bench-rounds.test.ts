@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { median, medianRatios, medianScaling, targetsOf, type Check } from '../../benchmarks/rounds.ts';
+
+const c = (value: number, met: boolean, name = 'p99'): Check => ({ name, target: '≤ 25 ms', value, unit: ' ms', met });
+
+describe('benchmark rounds', () => {
+  it('median: odd and even counts, input order irrelevant', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([7])).toBe(7);
+    expect(() => median([])).toThrow();
+  });
+
+  it('one round: targets as measured, no numbering, no median', () => {
+    expect(targetsOf([c(20, true)])).toEqual([{ name: 'p99', target: '≤ 25 ms', value: '20 ms', met: true }]);
+  });
+
+  it('several rounds: each numbered, then the median, met as the median check is', () => {
+    const t = targetsOf([c(30, false), c(20, true), c(24, true), c(10, true, 'other')]);
+    expect(t.map((x) => x.name)).toEqual(['p99 #1', 'p99 #2', 'p99 #3', 'p99 (median of 3)', 'other']);
+    expect(t[3]).toEqual({ name: 'p99 (median of 3)', target: '≤ 25 ms', value: '24 ms', met: true });
+    // even count: both middle checks must meet
+    expect(targetsOf([c(20, true), c(26, false)]).at(-1)).toMatchObject({ value: '23 ms', met: false });
+  });
+
+  it('median ratios group names that differ only by round', () => {
+    const r = (k: number, value: number) => ({ name: `scans #${k} / echo #${k}`, of: `scans #${k}`, to: `echo #${k}`, value });
+    expect(medianRatios([r(1, 0.1), r(2, 0.3), r(3, 0.2), { name: 'a / b', of: 'a', to: 'b', value: 1 }])).toEqual([{ name: 'scans / echo (median of 3)', of: 'scans', to: 'echo', value: 0.2 }]);
+  });
+
+  it('scaling rows: median per process count', () => {
+    const row = (processes: number, req: number, eff: number) => ({ processes, req_per_s: req, efficiency: eff, vs_echo: eff / 10 });
+    expect(medianScaling([])).toBeNull();
+    expect(medianScaling([[row(1, 100, 1)]])).toEqual([row(1, 100, 1)]);
+    expect(medianScaling([[row(1, 100, 1), row(2, 120, 0.6)], [row(1, 90, 1), row(2, 150, 0.8)], [row(1, 110, 1), row(2, 130, 0.5)]])).toEqual([
+      { processes: 1, req_per_s: 100, efficiency: 1, vs_echo: 0.1 },
+      { processes: 2, req_per_s: 130, efficiency: 0.6, vs_echo: 0.06 },
+    ]);
+  });
+});

@@ -43,7 +43,9 @@ function freePort(): Promise<number> {
 
 beforeAll(async () => {
   port = await freePort();
-  server = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], { cwd: ROOT, env: { ...baseEnv(), PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // `npm start` itself, so the SIGTERM below goes to npm, as a process manager's would: the start
+  // script execs node, so the signal reaches the server and it drains.
+  server = spawn('npm', ['start'], { cwd: ROOT, env: { ...baseEnv(), PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   server.stderr!.on('data', (d) => (stderr += d));
   const deadline = Date.now() + 60_000;
@@ -98,7 +100,7 @@ describe('npm start on the embedded default, then the CLI', () => {
     expect(forced.code, forced.stderr).toBe(0);
   });
 
-  it('SIGTERM drains an in-flight request, commits it, and stops the embedded cluster', async () => {
+  it('SIGTERM to npm start drains an in-flight request, commits it, and stops the embedded cluster', async () => {
     const body = JSON.stringify({ name: 'drained', scopes: ['scans:read'] });
     const half = Math.floor(body.length / 2);
     const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {

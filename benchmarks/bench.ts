@@ -32,7 +32,7 @@ import { SURFACES } from '../engine/detector.ts';
 import { cpuPerRequest, formatCpu, sampleCpu } from './cpu.ts';
 import { bodies, documentBodies } from './fixtures.ts';
 import { formatSummary, measure, type Measurement } from './measure.ts';
-import { medianRatios, medianScaling, targetsOf, type Check } from './rounds.ts';
+import { medianRatios, medianScaling, round3, targetsOf, type Check } from './rounds.ts';
 import { ROOT, start, stop } from './processes.ts';
 import { renderHtml, type BenchReport, type Ratio, type RunRecord, type Scenario, type ScalingRow, type TargetCheck } from './report-html.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
@@ -122,7 +122,6 @@ const targets: TargetCheck[] = [];
 const state: { scaling: ScalingRow[] | null; service: Service | null; round: number } = { scaling: null, service: null, round: 1 };
 /** ` #k` on ids and names when the run has several rounds. */
 const roundTag = () => (repeat > 1 ? ` #${state.round}` : '');
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 let db: Database | null = null;
 let echo: Awaited<ReturnType<typeof start>> | null = null;

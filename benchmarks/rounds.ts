@@ -15,7 +15,7 @@ export interface Check {
   met: boolean;
 }
 
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
+export const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of nothing');

@@ -66,9 +66,13 @@ export function fmix32(h: number): number {
 
 /** FNV-1a over the UTF-16 code units of `s`, seeded, finalised with fmix32. */
 export function hashString(seed: number, s: string): number {
-  let h = seed | 0;
+  return fmix32(fnv(seed | 0, s));
+}
+
+/** FNV-1a state `h` continued over the code units of `s` (no finalisation): hashes of joined strings stream their parts. */
+function fnv(h: number, s: string): number {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
-  return fmix32(h);
+  return h;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,10 +454,10 @@ export class TokenFeaturizer {
       ids[base + T.wNext] = nx === null ? edge.wn1 : nx.asNext;
       ids[base + T.sNext] = nx === null ? edge.sn1 : nx.asNextShape;
       ids[base + T.wNext2] = nx2 === null ? edge.wn2 : nx2.asNext2;
-      ids[base + T.wPrevShape] = fmix32(fnv(fnv(SEED_W_PREV_SHAPE, prevW) ^ PIPE, t.ss, true)) & mask;
-      ids[base + T.wWNext] = fmix32(fnv(fnv(SEED_W_W_NEXT, t.lw) ^ PIPE, nextW, true)) & mask;
-      ids[base + T.shapes3] = fmix32(fnv(fnv(fnv(SEED_SHAPES3, prevS) ^ PIPE, t.ss, true) ^ PIPE, nextS, true)) & mask;
-      ids[base + T.wPrevW] = fmix32(fnv(fnv(SEED_W_PREV_W, prevW) ^ PIPE, t.lw, true)) & mask;
+      ids[base + T.wPrevShape] = fmix32(fnv(pipe(fnv(SEED_W_PREV_SHAPE, prevW)), t.ss)) & mask;
+      ids[base + T.wWNext] = fmix32(fnv(pipe(fnv(SEED_W_W_NEXT, t.lw)), nextW)) & mask;
+      ids[base + T.shapes3] = fmix32(fnv(pipe(fnv(pipe(fnv(SEED_SHAPES3, prevS)), t.ss)), nextS)) & mask;
+      ids[base + T.wPrevW] = fmix32(fnv(pipe(fnv(SEED_W_PREV_W, prevW)), t.lw)) & mask;
       ids[base + T.titleFlag] = this.titleFlagId[(sentStart ? 4 : 0) | (t.isTitle ? 2 : 0) | (t.isLower ? 1 : 0)] as number;
       values.fill(val, base, base + TOKEN_TEMPLATES.length);
     }
@@ -485,16 +489,10 @@ const SEED_SHAPES3 = TEMPLATE_SEED[T.shapes3] as number;
 const SEED_W_PREV_W = TEMPLATE_SEED[T.wPrevW] as number;
 const TOKEN_CACHE_MAX = 20_000;
 
-/**
- * FNV-1a state `h` continued over `s`. With `afterXor`, `h` has already been xored with the
- * previous code unit (the "|" joining two parts) and still needs its multiply.
- */
-function fnv(h: number, s: string, afterXor = false): number {
-  if (afterXor) h = Math.imul(h, FNV_PRIME);
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
-  return h;
+/** FNV-1a state `h` continued over the "|" that joins the parts of a conjunction. */
+function pipe(h: number): number {
+  return Math.imul(h ^ 0x7c, FNV_PRIME);
 }
-const PIPE = 0x7c;
 
 interface TokenInfo {
   lw: string;

@@ -47,6 +47,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AUDIT_DETECTION_EVENTS: 'some' })).toThrow(/AUDIT_DETECTION_EVENTS/);
   });
 
+  it('POOL_SPLIT_CHARS: 8,000 by default, 0 turns splitting off, negatives and fractions are refused', () => {
+    expect(loadConfig({}).POOL_SPLIT_CHARS).toBe(8_000);
+    expect(loadConfig({ POOL_SPLIT_CHARS: '0' }).POOL_SPLIT_CHARS).toBe(0);
+    for (const bad of ['-1', '1.5', 'many']) expect(() => loadConfig({ POOL_SPLIT_CHARS: bad })).toThrow(/POOL_SPLIT_CHARS/);
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).DATABASE_URL).toBeUndefined();
   });

@@ -15,9 +15,7 @@ import { loadMasterSecret } from '../runtime.ts';
 import { createPool } from '../store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
-
-/** The message a worker gets when the primary shuts down: drain like on SIGTERM. */
-export const SHUTDOWN_MESSAGE = 'content-firewall:shutdown';
+import { holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
 
 /** Workers asked for on the command line (`--cluster N` / `--cluster=N`), else CLUSTER_WORKERS; 0 = one process. */
 export function clusterWorkers(argv: readonly string[], config: Readonly<Config>): number {
@@ -34,20 +32,36 @@ const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
 
 export async function runPrimary(config: Readonly<Config>, workers: number, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // A signal before the workers exist: the embedded cluster is stopped instead of left running.
+  const held = holdSignals(false);
   let embedded: EmbeddedHandle | null = null;
+  const stopEmbedded = async () => {
+    if (embedded?.owned) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
+  };
   const workerEnv: Record<string, string> = {};
-  if (!config.DATABASE_URL) {
-    embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
-    workerEnv.DATABASE_URL = embedded.url;
-  }
-  // Once, here, rather than N times at once in the workers (both are safe; this is quieter).
-  await loadMasterSecret(config);
-  const db = createPool(workerEnv.DATABASE_URL ?? config.DATABASE_URL!, 1, (err) => logger.error({ err: err.message }, 'idle database client error'));
   try {
-    const applied = await migrate(db);
-    if (applied.length) logger.info({ applied }, 'migrations applied');
-  } finally {
-    await db.end();
+    if (!config.DATABASE_URL) {
+      embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
+      workerEnv.DATABASE_URL = embedded.url;
+    }
+    // Once, here, rather than N times at once in the workers (both are safe; this is quieter).
+    await loadMasterSecret(config);
+    const db = createPool(workerEnv.DATABASE_URL ?? config.DATABASE_URL!, 1, (err) => logger.error({ err: err.message }, 'idle database client error'));
+    try {
+      const applied = await migrate(db);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+    } finally {
+      await db.end();
+    }
+  } catch (err) {
+    await stopEmbedded();
+    throw err;
+  }
+  if (held.pending) {
+    logger.info({ reason: held.pending }, 'stop requested while starting: no workers started');
+    await stopEmbedded();
+    logger.info('cluster stopped');
+    process.exit(0);
   }
   // Model threads: the cores shared out, unless WORKER_THREADS says otherwise.
   if (env.WORKER_THREADS === undefined || env.WORKER_THREADS === '') workerEnv.WORKER_THREADS = String(Math.max(1, Math.floor(availableParallelism() / workers)));
@@ -103,10 +117,11 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
     }, config.SHUTDOWN_TIMEOUT_MS + 15_000);
     await exited;
     clearTimeout(killer);
-    if (embedded?.owned) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
+    await stopEmbedded();
     logger.info('cluster stopped');
     process.exit(exitCode);
   };
+  held.release();
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }

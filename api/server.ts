@@ -4,11 +4,12 @@ import { loadConfigOrReport } from '../config.ts';
 import { startJobs, type Jobs } from '../jobs/scheduler.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
-import { openRuntime } from '../runtime.ts';
-import { startScanning } from '../services/scanning.ts';
-import { buildApp } from './app.ts';
-import { clusterWorkers, runPrimary, SHUTDOWN_MESSAGE } from './cluster.ts';
+import { openRuntime, type Runtime } from '../runtime.ts';
+import { startScanning, type Scanning } from '../services/scanning.ts';
+import { buildApp, type BuiltApp } from './app.ts';
+import { clusterWorkers, runPrimary } from './cluster.ts';
 import { createMetrics } from './metrics.ts';
+import { holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
 
 /**
  * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
@@ -22,29 +23,35 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const workers = clusterWorkers(process.argv.slice(2), config);
   if (workers > 0 && cluster.isPrimary) return runPrimary(config, workers, logger);
-  const runtime = await openRuntime(config, logger);
-  const metrics = createMetrics(config.METRICS_ENABLED);
-  // Models load and warm on every worker thread before the port opens: the first scan is as fast as any.
-  let scanning;
+  // A stop request while starting is held until start-up is done (or unwound), and what start-up
+  // opened is closed if it fails: a signal or a port in use never leaves the embedded PostgreSQL running.
+  const held = holdSignals(cluster.isWorker);
+  const opened: (() => Promise<unknown>)[] = [];
+  let runtime: Runtime, scanning: Scanning, built: BuiltApp, server: http.Server, jobs: Jobs | null;
   try {
+    runtime = await openRuntime(config, logger);
+    opened.push(() => runtime.close());
+    const metrics = createMetrics(config.METRICS_ENABLED);
+    // Models load and warm on every worker thread before the port opens: the first scan is as fast as any.
     scanning = await startScanning(config, metrics, logger);
+    opened.push(() => scanning.close());
+    built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring, engine: scanning.engine, metrics });
+    opened.push(() => built.close());
+    server = http.createServer(built.app);
+    // Longer than common load balancers' idle timeouts, so they close first.
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.PORT, config.HOST, resolve);
+    });
+    const address = server.address();
+    logger.info({ port: typeof address === 'object' && address ? address.port : config.PORT, database: runtime.embedded ? 'embedded' : 'DATABASE_URL', redis: Boolean(runtime.redis), deployment_mode: config.DEPLOYMENT_MODE }, 'content firewall listening');
+    // Scheduled jobs (retention, cleanup) on the same database; any number of processes may run them.
+    jobs = config.JOBS_ENABLED ? await startJobs({ db: runtime.db, clock: systemClock, logger, metrics, config }) : null;
   } catch (err) {
-    await runtime.close();
+    for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
   }
-  const built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring, engine: scanning.engine, metrics });
-  const server = http.createServer(built.app);
-  // Longer than common load balancers' idle timeouts, so they close first.
-  server.keepAliveTimeout = 65_000;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, resolve);
-  });
-  const address = server.address();
-  logger.info({ port: typeof address === 'object' && address ? address.port : config.PORT, database: runtime.embedded ? 'embedded' : 'DATABASE_URL', redis: Boolean(runtime.redis), deployment_mode: config.DEPLOYMENT_MODE }, 'content firewall listening');
-  // Scheduled jobs (retention, cleanup) on the same database; any number of processes may run them.
-  const jobs: Jobs | null = config.JOBS_ENABLED ? await startJobs({ db: runtime.db, clock: systemClock, logger, metrics, config }) : null;
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -72,6 +79,7 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  const early = held.release();
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   if (cluster.isWorker) {
@@ -79,6 +87,7 @@ async function main(): Promise<void> {
     process.on('message', (m) => m === SHUTDOWN_MESSAGE && !stopping && void shutdown('cluster shutdown'));
     process.on('disconnect', () => !stopping && void shutdown('primary gone'));
   }
+  if (early) void shutdown(early);
 }
 
 main().catch((err: Error) => {

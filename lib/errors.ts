@@ -54,7 +54,7 @@ const entries = {
   // API keys
   apiKeyNotFound: { status: 404, code: 'api_keys.not_found', title: 'API key not found' },
   apiKeyAlreadyRevoked: { status: 409, code: 'api_keys.already_revoked', title: 'API key already revoked' },
-  apiKeyScopeEscalation: { status: 403, code: 'api_keys.scope_escalation', title: 'Cannot grant scopes the caller lacks' },
+  apiKeyScopeEscalation: { status: 403, code: 'api_keys.scope_escalation', title: 'Scopes beyond the calling key' },
   // scans
   scanNotFound: { status: 404, code: 'scans.not_found', title: 'Scan not found' },
   unknownDetector: { status: 400, code: 'scans.unknown_detector', title: 'Unknown detector' },
@@ -78,6 +78,9 @@ export type ErrorName = keyof typeof entries;
 
 /** Every catalogue entry, for documentation and tests. */
 export const CATALOGUE: readonly Entry[] = Object.values(entries);
+
+/** What a key tried to do with scopes it lacks: grant them (create), or rotate / revoke a key holding them. */
+export type ScopeEscalationAction = 'grant' | 'rotate' | 'revoke';
 
 function make(name: ErrorName, detail: string, extra?: Record<string, unknown>, headers?: Record<string, string>): ProblemError {
   const e = entries[name];
@@ -116,8 +119,15 @@ export const Errors = {
     make('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {}, { 'Retry-After': '1' }),
   apiKeyNotFound: (id: string) => make('apiKeyNotFound', `No API key ${id} in this organization.`),
   apiKeyAlreadyRevoked: (id: string) => make('apiKeyAlreadyRevoked', `API key ${id} is revoked; revoked keys cannot be rotated.`),
-  apiKeyScopeEscalation: (scopes: string[]) =>
-    make('apiKeyScopeEscalation', `The calling key lacks the scopes it tries to grant: ${scopes.join(', ')}.`, { scopes }),
+  /** `scopes`: the ones the calling key lacks, requested (`grant`) or held by the key it acts on. */
+  apiKeyScopeEscalation: (scopes: string[], action: ScopeEscalationAction = 'grant') =>
+    make(
+      'apiKeyScopeEscalation',
+      action === 'grant'
+        ? `The calling key lacks the scopes it tries to grant: ${scopes.join(', ')}.`
+        : `The calling key cannot ${action} a key holding scopes it lacks: ${scopes.join(', ')}.`,
+      { scopes },
+    ),
   scanNotFound: (id: string) => make('scanNotFound', `No scan ${id} in this organization.`),
   unknownDetector: (unknown: string[], known: string[]) =>
     make('unknownDetector', `Unknown detector(s): ${unknown.map((u) => JSON.stringify(u.slice(0, 64))).join(', ')}; known: ${known.join(', ')}.`, {

@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Keyring } from '../lib/crypto.ts';
-import { Errors } from '../lib/errors.ts';
+import { Errors, type ScopeEscalationAction } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { hasScope } from '../lib/scopes.ts';
 import * as keys from '../store/api-keys.ts';
@@ -48,7 +48,7 @@ const DAY_MS = 86_400_000;
  */
 export async function createApiKey(deps: ApiKeyDeps, orgId: string, input: CreateKeyInput, actor: Actor, tx?: Queryable): Promise<MintedKey> {
   const now = deps.clock.now();
-  assertCanGrant(actor, input.scopes);
+  assertCanActOn(actor, input.scopes, 'grant');
   let expiresAt: Date | null;
   if (input.no_expiry) expiresAt = null;
   else if (input.expires_at) {
@@ -85,13 +85,15 @@ export async function getApiKey(deps: ApiKeyDeps, orgId: string, id: string): Pr
 /**
  * Revokes a key. Revoking an already revoked key is a no-op (revoked is terminal; `revoked_at`
  * keeps its first value). The revocation is published to every process before this resolves.
- * @throws ProblemError 404 when the id is unknown in this organization.
+ * @throws ProblemError 404 when the id is unknown in this organization; 403 when the key holds a
+ * scope the actor could not grant.
  */
 export async function revokeApiKey(deps: ApiKeyDeps, orgId: string, id: string, actor: Actor): Promise<void> {
   const now = deps.clock.now();
   const revoked = await withTransaction(deps.db, async (tx) => {
     const key = await keys.getApiKey(tx, orgId, id, true);
     if (!key) throw Errors.apiKeyNotFound(id);
+    assertCanActOn(actor, key.scopes, 'revoke');
     if (key.revoked_at) return false;
     await keys.markRevoked(tx, orgId, id, now);
     await audit(tx, orgId, actor, now, id, `revoked API key ${JSON.stringify(key.name)}`);
@@ -103,13 +105,15 @@ export async function revokeApiKey(deps: ApiKeyDeps, orgId: string, id: string, 
 /**
  * Rotates a key: revokes it at once (no grace) and mints a successor that inherits name, scopes,
  * environment and `expires_at` (not extended), with `rotated_from` set.
- * @throws ProblemError 404 when unknown in this organization; 409 when already revoked.
+ * @throws ProblemError 404 when unknown in this organization; 403 when the key holds a scope the
+ * actor could not grant; 409 when already revoked.
  */
 export async function rotateApiKey(deps: ApiKeyDeps, orgId: string, id: string, actor: Actor): Promise<MintedKey> {
   const now = deps.clock.now();
   const minted = await withTransaction(deps.db, async (tx) => {
     const old = await keys.getApiKey(tx, orgId, id, true);
     if (!old) throw Errors.apiKeyNotFound(id);
+    assertCanActOn(actor, old.scopes, 'rotate');
     if (old.revoked_at) throw Errors.apiKeyAlreadyRevoked(id);
     await keys.markRevoked(tx, orgId, id, now);
     const minted = await insertNewKey(deps, tx, orgId, actor, now, { name: old.name, environment: old.environment, scopes: old.scopes, expires_at: old.expires_at, rotated_from: old.id });
@@ -147,8 +151,15 @@ function audit(q: Queryable, orgId: string, actor: Actor, now: Date, resourceId:
   });
 }
 
-function assertCanGrant(actor: Actor, scopes: string[]): void {
+/**
+ * An API-key actor may only grant scopes it could use itself, and by the same rule only rotate or
+ * revoke keys whose every scope it holds: a rotation hands out a successor with the old key's scopes,
+ * and revoking a more privileged key would let a lesser (perhaps leaked) key lock its holders out.
+ * Rotate and revoke call it after reading the key FOR UPDATE in their transaction (a key's scopes
+ * never change, but the check and the change then see one row). The CLI actor has no scopes: trusted.
+ */
+function assertCanActOn(actor: Actor, scopes: readonly string[], action: ScopeEscalationAction): void {
   if (!actor.scopes) return;
   const missing = scopes.filter((s) => !hasScope(actor.scopes!, s as never));
-  if (missing.length > 0) throw Errors.apiKeyScopeEscalation(missing);
+  if (missing.length > 0) throw Errors.apiKeyScopeEscalation(missing, action);
 }

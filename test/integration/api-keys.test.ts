@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { SCOPES } from '../../lib/scopes.ts';
+import { revokeApiKey, rotateApiKey } from '../../services/api-keys.ts';
 import { buildApiKey, buildOrg, call, expectProblem, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 const DAY = 86_400_000;
@@ -236,5 +237,80 @@ describe('rotate', () => {
     expect(results.map((x) => x.status).sort()).toEqual([201, 409, 409, 409, 409]);
     const { rows } = await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE rotated_from = $1', [k.key.id]);
     expect(rows[0].n).toBe(1);
+  });
+});
+
+describe('revoke and rotate follow the grant rule (a key acts only on keys whose every scope it holds)', () => {
+  const successors = async (id: string) => (await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE rotated_from = $1', [id])).rows[0].n as number;
+  const auditRows = async (id: string) => (await app.db.query('SELECT count(*)::int AS n FROM audit_events WHERE resource_id = $1', [id])).rows[0].n as number;
+  const act = (id: string, action: 'rotate' | 'revoke', key: string) => call(app, 'POST', `/v1/api-keys/${id}:${action}`, { key });
+
+  it.each(['rotate', 'revoke'] as const)('an api_keys:write key cannot %s an admin key: 403 naming admin, nothing changes', async (action) => {
+    const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write'] });
+    const target = await buildApiKey(app, org.orgId, { scopes: ['admin'] });
+    const r = await act(target.key.id, action, writer.secret);
+    expectProblem(r, 403, 'api_keys.scope_escalation');
+    expect(r.body.scopes).toEqual(['admin']);
+    expect(r.body.detail).toContain(action);
+    expect(r.text).not.toMatch(/sk_live_/);
+    // The admin key still works, was not revoked, has no successor and no audit row beyond its creation.
+    expect((await call(app, 'GET', '/v1/me', { key: target.secret })).body.actor_id).toBe(target.key.id);
+    expect((await call(app, 'GET', `/v1/api-keys/${target.key.id}`, { key: org.admin })).body.revoked_at).toBeNull();
+    expect(await successors(target.key.id)).toBe(0);
+    expect(await auditRows(target.key.id)).toBe(1);
+  });
+
+  it.each(['rotate', 'revoke'] as const)('%s names only the scopes the caller lacks', async (action) => {
+    const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write', 'scans:read'] });
+    const target = await buildApiKey(app, org.orgId, { scopes: ['scans:read', 'webhooks:write', 'policies:write'] });
+    const r = await act(target.key.id, action, writer.secret);
+    expectProblem(r, 403, 'api_keys.scope_escalation');
+    expect(r.body.scopes).toEqual(['webhooks:write', 'policies:write']);
+    expect(await successors(target.key.id)).toBe(0);
+  });
+
+  it('a key may rotate and revoke keys with a subset of its scopes, itself included', async () => {
+    const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write', 'scans:read', 'scans:write'] });
+    const a = await buildApiKey(app, org.orgId, { scopes: ['scans:read'] });
+    const rotated = await act(a.key.id, 'rotate', writer.secret);
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.scopes).toEqual(['scans:read']);
+    const b = await buildApiKey(app, org.orgId, { scopes: ['scans:read', 'scans:write'] });
+    expect((await act(b.key.id, 'revoke', writer.secret)).status).toBe(204);
+    // Its own scopes are its own: self-rotation is allowed, and the successor may revoke itself.
+    const self = await act(writer.key.id, 'rotate', writer.secret);
+    expect(self.status).toBe(201);
+    expect((await act(self.body.id, 'revoke', self.body.secret)).status).toBe(204);
+  });
+
+  it('admin may rotate and revoke any key, admin keys included', async () => {
+    const target = await buildApiKey(app, org.orgId, { scopes: ['admin'] });
+    const rotated = await act(target.key.id, 'rotate', org.admin);
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.scopes).toEqual(['admin']);
+    expect((await act(rotated.body.id, 'revoke', org.admin)).status).toBe(204);
+  });
+
+  it('order of checks: another organization’s id is 404 (never 403); a revoked key the caller may act on is 409 on rotate', async () => {
+    const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write', 'scans:read'] });
+    const elsewhere = await buildOrg(app);
+    for (const action of ['rotate', 'revoke'] as const) expectProblem(await act(elsewhere.adminId, action, writer.secret), 404, 'api_keys.not_found');
+    const mine = await buildApiKey(app, org.orgId, { scopes: ['scans:read'] });
+    expect((await act(mine.key.id, 'revoke', writer.secret)).status).toBe(204);
+    expectProblem(await act(mine.key.id, 'rotate', writer.secret), 409, 'api_keys.already_revoked');
+    // A key the caller may not act on gets the same 403 whatever its state.
+    const revokedAdmin = await buildApiKey(app, org.orgId, { scopes: ['admin'] });
+    expect((await act(revokedAdmin.key.id, 'revoke', org.admin)).status).toBe(204);
+    expectProblem(await act(revokedAdmin.key.id, 'rotate', writer.secret), 403, 'api_keys.scope_escalation');
+    expectProblem(await act(revokedAdmin.key.id, 'revoke', writer.secret), 403, 'api_keys.scope_escalation');
+  });
+
+  it('the CLI actor (no scopes) stays trusted', async () => {
+    const target = await buildApiKey(app, org.orgId, { scopes: ['admin'] });
+    const cli = { id: 'cli', requestId: null };
+    const minted = await rotateApiKey(app.built.services.apiKeys, org.orgId, target.key.id, cli);
+    expect(minted.key.scopes).toEqual(['admin']);
+    await revokeApiKey(app.built.services.apiKeys, org.orgId, minted.key.id, cli);
+    expect((await call(app, 'GET', `/v1/api-keys/${minted.key.id}`, { key: org.admin })).body.revoked_at).not.toBeNull();
   });
 });

@@ -70,8 +70,10 @@ export async function startJobs(deps: JobsDeps, options: JobsOptions = {}): Prom
   // instances never hear each other), and last_modified_by shows which process locked a row.
   const name = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const dueAt = new Map<string, Date>();
+  const backend = new PostgresBackend({ pool: deps.db, ensureSchema: false });
+  const stopChannelWatch = keepNotificationsAlive(backend, deps.logger);
   const agenda = new Agenda({
-    backend: recordingDueTimes(new PostgresBackend({ pool: deps.db, ensureSchema: false }), dueAt),
+    backend: recordingDueTimes(backend, dueAt),
     name,
     processEvery: options.processEvery ?? 5_000,
     defaultLockLifetime: LOCK_LIFETIME_MS,
@@ -107,6 +109,7 @@ export async function startJobs(deps: JobsDeps, options: JobsOptions = {}): Prom
       }
     },
     stop: async () => {
+      stopChannelWatch();
       const drained = await agenda.drain({ timeout: drainTimeoutMs });
       dueAt.clear();
       if (drained.timedOut) {
@@ -153,6 +156,45 @@ async function runJob(job: JobModule, run: Job, deps: JobsDeps, dueAt: Map<strin
   } finally {
     deps.metrics.jobDuration.observe({ job: job.name }, (performance.now() - started) / 1000);
   }
+}
+
+// After the channel's own reconnect attempts are spent (about 80 s of backoff), try again this often.
+const CHANNEL_RETRY_MS = 15_000;
+
+/**
+ * Keeps the LISTEN connection of Agenda's PostgreSQL backend alive across database restarts. The
+ * channel is an EventEmitter that emits `'error'` when its connection breaks (57P01 on a restart):
+ * with no listener that event kills the process. It reconnects by itself with backoff, but gives up
+ * after 10 attempts (state `'error'`); from then on this starts it again every CHANNEL_RETRY_MS.
+ * Jobs never depend on it (Agenda also polls every processEvery): notifications only make new jobs
+ * start sooner. Returns a function that stops watching.
+ */
+function keepNotificationsAlive(backend: PostgresBackend, logger: Logger): () => void {
+  const channel = backend.notificationChannel;
+  if (!channel) return () => undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let lost = false;
+  channel.on('error', (err: Error) => {
+    lost = true;
+    logger.warn({ err: err.message, state: channel.state }, 'job notification channel: connection lost, reconnecting');
+  });
+  channel.on('stateChange', (state: string) => {
+    if (state === 'connected' && lost) {
+      lost = false;
+      logger.info('job notification channel reconnected');
+    }
+    if (state !== 'error' || stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (!stopped) channel.connect().catch(() => undefined);
+    }, CHANNEL_RETRY_MS);
+    retry.unref();
+  });
+  return () => {
+    stopped = true;
+    clearTimeout(retry);
+  };
 }
 
 /**

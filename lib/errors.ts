@@ -71,6 +71,7 @@ const entries = {
   metricsUnauthorized: { status: 401, code: 'metrics.unauthenticated', title: 'Metrics token required' },
   // service
   notReady: { status: 503, code: 'service.not_ready', title: 'Service not ready' },
+  databaseUnavailable: { status: 503, code: 'service.database_unavailable', title: 'Database unavailable' },
   internal: { status: 500, code: 'internal.error', title: 'Internal error' },
 } as const satisfies Record<string, Entry>;
 
@@ -150,5 +151,8 @@ export const Errors = {
   metricsUnauthorized: () =>
     make('metricsUnauthorized', 'The metrics endpoint requires Authorization: Bearer <METRICS_TOKEN>.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' }),
   notReady: (detail: string) => make('notReady', detail),
+  /** The database cannot be reached right now (restarting, down, connections dropped). */
+  databaseUnavailable: (retryAfter: number) =>
+    make('databaseUnavailable', `The database is unavailable; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
   internal: () => make('internal', 'An unexpected error occurred; contact support with the X-Request-Id.'),
 };

@@ -8,28 +8,68 @@ export type Db = pg.Pool;
 // int8 counts come back as numbers; they never exceed 2^53 here.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
-/** Creates the connection pool. Errors on idle clients are logged, never fatal. */
+/**
+ * Creates the connection pool. A connection that breaks (PostgreSQL restarted, killed, or shut down
+ * with `pg_ctl stop -m fast`: error 57P01 on every open connection) is reported to `onError` and
+ * dropped, never fatal: pg-pool listens for `'error'` only on idle clients and removes its listener
+ * while a client is checked out, so without a listener of our own an error on a checked-out client
+ * (a transaction, a LISTEN connection) is an unhandled `'error'` event that kills the process.
+ * The query that was running on it rejects, and the pool opens a fresh connection for the next one.
+ */
 export function createPool(connectionString: string, max: number, onError: (err: Error) => void): Db {
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
   pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
   return pool;
 }
 
 /**
  * Runs `fn` in a transaction on one client: COMMIT when it resolves, ROLLBACK when it throws.
+ * A client whose connection broke is destroyed on release instead of going back to the pool.
  * @throws whatever `fn` throws, after the rollback.
  */
 export async function withTransaction<T>(db: Db, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
+}
+
+// SQLSTATE classes and codes that mean "the server is not there right now", not "this query is wrong":
+// 08 connection exception, 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now,
+// 53300 too_many_connections.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+// pg and pg-pool raise these as plain Errors without a code.
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'is not queryable',
+  'Cannot use a pool after calling end on the pool',
+];
+
+/**
+ * Whether `err` says the database cannot be reached (refused, restarting, shutting down, the
+ * connection dropped or timed out) rather than that a statement failed. Such a request may succeed
+ * when retried a moment later: the API answers 503 `service.database_unavailable` with Retry-After.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
+    // AggregateError (a dual-stack connect refused on ::1 and 127.0.0.1) carries its causes in `errors`.
+    const inner = (e as { errors?: unknown }).errors;
+    if (Array.isArray(inner) && inner.some((x) => isDatabaseUnavailable(x))) return true;
+  }
+  return false;
 }

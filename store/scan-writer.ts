@@ -5,7 +5,7 @@
  * Each scan's detection audit event (if its mode records one) goes in the same statement.
  */
 import type { DetectionEvent } from './audit.ts';
-import type { Db } from './db.ts';
+import { isDatabaseUnavailable, type Db } from './db.ts';
 import { detectionEventFor, type DetectionEventMode } from './detection-events.ts';
 import { insertScans, type ScanRow } from './scans.ts';
 import type { NewDelivery } from './webhooks.ts';
@@ -68,7 +68,8 @@ export class ScanWriter {
           this.opts.onBatch?.(batch.length, (performance.now() - started) / 1000);
           for (const w of batch) w.resolve();
         } catch (err) {
-          if (batch.length === 1) batch[0]!.reject(err as Error);
+          // A database that is away fails every row alike: no point retrying them one by one.
+          if (batch.length === 1 || isDatabaseUnavailable(err)) for (const w of batch) w.reject(err as Error);
           // One bad row must not fail its neighbours: retry each alone.
           else await Promise.all(batch.map((w) => this.insert([w]).then(w.resolve, w.reject)));
         }

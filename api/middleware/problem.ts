@@ -1,6 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Errors, ProblemError } from '../../lib/errors.ts';
+import { isDatabaseUnavailable } from '../../store/db.ts';
 import type { Metrics } from '../metrics.ts';
+
+// What a client is told to wait while the database is away: long enough for a restart to finish.
+const DATABASE_RETRY_AFTER_S = 2;
 
 interface HttpishError {
   type?: string;
@@ -9,7 +13,10 @@ interface HttpishError {
   expose?: boolean;
 }
 
-/** Maps anything thrown to a ProblemError; unknown errors become a generic 500 (never driver text). */
+/**
+ * Maps anything thrown to a ProblemError: a database that cannot be reached is 503
+ * `service.database_unavailable`; unknown errors become a generic 500 (never driver text).
+ */
 export function toProblem(err: unknown, bodyLimit: number): ProblemError | null {
   if (err instanceof ProblemError) return err;
   const e = (err ?? {}) as HttpishError;
@@ -26,6 +33,7 @@ export function toProblem(err: unknown, bodyLimit: number): ProblemError | null 
     case 'stream.encoding.set':
       return Errors.badRequest('The request body could not be read.');
   }
+  if (isDatabaseUnavailable(err)) return Errors.databaseUnavailable(DATABASE_RETRY_AFTER_S);
   const status = e.status ?? e.statusCode;
   if (status && status >= 400 && status < 500) return Errors.badRequest('The request could not be parsed (for example a malformed percent-encoding in the path).');
   return null;

@@ -1,10 +1,10 @@
 import type { Request } from 'express';
 import { parseIdParam } from '../../../lib/ids.ts';
-import { ProblemError, Errors } from '../../../lib/errors.ts';
+import { Errors } from '../../../lib/errors.ts';
 import { checkScanRequest, createScan, getScan, listScans, type ScanDeps } from '../../../services/scans.ts';
 import type { AppServices } from '../../context.ts';
 import type { IdempotencyHandle } from '../../middleware/idempotency.ts';
-import { problemBody } from '../../middleware/problem.ts';
+import { problemBody, toProblem } from '../../middleware/problem.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentScan } from './presenter.ts';
@@ -56,10 +56,12 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
         await idem?.record(201, scan);
         stream.send('decision', scan);
       } catch (err) {
-        const problem = err instanceof ProblemError ? err : Errors.internal();
-        if (!(err instanceof ProblemError)) {
+        // The same mapping as the error handler's (a database outage is 503, not 500).
+        let problem = toProblem(err, s.config.BODY_LIMIT_BYTES);
+        if (!problem) {
           req.log.error({ err: (err as Error).message }, 'streamed scan failed');
           s.metrics.unhandledErrors.inc();
+          problem = Errors.internal();
         }
         await idem?.release().catch(() => undefined);
         stream.send('error', problemBody(problem, req));

@@ -1,0 +1,155 @@
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, start } from '../../benchmarks/processes.ts';
+import { buildOrg, call, expectProblem, startTestApp, TEST_MASTER_SECRET, type TestApp } from '../support/harness.ts';
+import { ThrowawayPostgres } from '../support/pg-cluster.ts';
+import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
+import { budgetMs } from './profile.ts';
+
+/**
+ * PostgreSQL restarted (`pg_ctl stop -m fast` terminates every connection with 57P01) and killed
+ * (SIGKILL of the postmaster), on a cluster of the test's own: the service stays up, answers 503
+ * `service.database_unavailable` (and /readyz 503) while the database is away, and recovers by
+ * itself once it is back: no restart, no acknowledged scan lost, jobs and webhook deliveries resume.
+ */
+
+let pg: ThrowawayPostgres;
+
+beforeAll(async () => {
+  pg = await ThrowawayPostgres.create();
+}, 120_000);
+afterAll(async () => pg?.destroy());
+
+const until = async (what: () => Promise<boolean>, ms: number): Promise<number> => {
+  const started = Date.now();
+  while (!(await what().catch(() => false))) {
+    if (Date.now() - started > ms) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return Date.now() - started;
+};
+
+const scanBody = (text: string) => ({ kind: 'content', surface: 'user_message', content: { type: 'text', text }, options: { tier: 'fast' } });
+
+describe('PostgreSQL goes away and comes back', () => {
+  let app: TestApp;
+  let receiver: Receiver;
+
+  afterAll(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
+
+  it('an idle service with jobs and the webhook pump: survives a fast restart, 503 while away, recovers', { timeout: budgetMs(90_000, 90_000) }, async () => {
+    receiver = await startReceiver();
+    app = await startTestApp({
+      jobs: true,
+      env: { DATABASE_URL: pg.url, WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_POLL_MS: '100' },
+    });
+    const org = await buildOrg(app);
+    const hook = await call(app, 'POST', '/v1/webhooks', { key: org.admin, json: { url: receiver.url, events: ['scan.allowed'] } });
+    expect(hook.status).toBe(201);
+    expect((await call(app, 'POST', '/v1/scans', { key: org.admin, json: scanBody('hello before') })).status).toBe(201);
+    await receiver.waitFor(1);
+
+    // Idle: the pool's connections and Agenda's LISTEN connection are open; a fast stop terminates them all.
+    await pg.stop();
+    expectProblem(await call(app, 'GET', '/readyz'), 503, 'service.not_ready');
+    for (const [method, path, json] of [
+      ['GET', '/v1/scans?limit=1', undefined],
+      ['POST', '/v1/scans', scanBody('hello while away')],
+      ['GET', '/v1/api-keys', undefined],
+    ] as const) {
+      const r = await call(app, method, path, { key: org.admin, json });
+      expectProblem(r, 503, 'service.database_unavailable');
+      expect(r.headers.get('retry-after')).toBe('2');
+    }
+
+    await pg.start();
+    const recoveredMs = await until(async () => (await call(app, 'GET', '/readyz')).status === 200, 15_000);
+    expect(recoveredMs).toBeLessThan(15_000);
+    const after = await call(app, 'POST', '/v1/scans', { key: org.admin, json: scanBody('hello after') });
+    expect(after.status).toBe(201);
+    // The pump delivers the new event; the scheduler still runs jobs on the reconnected pool.
+    await receiver.waitFor(2);
+    expect(receiver.received.map((d) => JSON.parse(d.body).data.scan_id)).toContain(after.body.id);
+    await app.jobs!.runNow('cleanup-idempotency-keys');
+  });
+});
+
+describe('a server process under load while PostgreSQL restarts, then crashes', () => {
+  let child: ChildProcess | null = null;
+  let minter: TestApp;
+
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    await minter?.close();
+  });
+
+  it('stays up, answers 201 or 503 (never 500), recovers by itself, and every acknowledged scan is stored', { timeout: budgetMs(120_000, 240_000) }, async () => {
+    // The organization and key, minted on the same database with the same master secret as the server.
+    minter = await startTestApp({ env: { DATABASE_URL: pg.url, WEBHOOK_DELIVERY_ENABLED: 'false' } });
+    const org = await buildOrg(minter);
+    const port = await freePort();
+    // Jobs off: the crash this guards against (an error on a client checked out inside a transaction) needs no scheduler.
+    ({ child } = await start(
+      ['api/server.ts'],
+      {
+        DATABASE_URL: pg.url, PORT: String(port), HOST: '127.0.0.1', SECRET_KEY: TEST_MASTER_SECRET, WORKER_THREADS: '0',
+        JOBS_ENABLED: 'false', LOG_LEVEL: 'warn', METRICS_ENABLED: 'false', REDIS_URL: undefined, CLUSTER_WORKERS: undefined,
+        RATE_LIMIT_REQUESTS: '10000000', DATA_DIR: undefined,
+      },
+      null,
+      port,
+    ));
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    let alive = true;
+    void exited.then(() => (alive = false));
+    const base = `http://127.0.0.1:${port}`;
+
+    const acknowledged: string[] = [];
+    const statuses = new Map<string, number>();
+    let running = true;
+    let n = 0;
+    const loop = async () => {
+      while (running && alive) {
+        const res = await fetch(`${base}/v1/scans`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${org.admin}`, 'content-type': 'application/json' },
+          body: JSON.stringify(scanBody(`load ${n++} under a restart`)),
+        }).catch(() => null);
+        if (!res) continue;
+        const body = await res.json();
+        const tag = res.status === 201 ? '201' : `${res.status} ${body.code}`;
+        statuses.set(tag, (statuses.get(tag) ?? 0) + 1);
+        if (res.status === 201) acknowledged.push(body.id);
+        else if (res.status === 503) expect(res.headers.get('retry-after')).toBe('2');
+      }
+    };
+    const loops = Array.from({ length: 8 }, loop);
+    const served = async () => (await fetch(`${base}/v1/scans?limit=1`, { headers: { authorization: `Bearer ${org.admin}` } })).status === 200;
+
+    await new Promise((r) => setTimeout(r, 1_000));
+    await pg.restart();
+    const afterRestartMs = await until(served, 15_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    pg.kill();
+    await new Promise((r) => setTimeout(r, 1_500));
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(503);
+    await pg.start();
+    const afterCrashMs = await until(served, 15_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+    running = false;
+    await Promise.all(loops);
+
+    expect(alive, 'the server process exited').toBe(true);
+    expect(afterRestartMs).toBeLessThan(15_000);
+    expect(afterCrashMs).toBeLessThan(15_000);
+    // Only successes and "database unavailable": never a 500.
+    expect([...statuses.keys()].sort()).toEqual(['201', '503 service.database_unavailable']);
+    const { rows } = await minter.db.query<{ n: number }>('SELECT count(*)::int AS n FROM scans WHERE org_id = $1 AND id = ANY($2)', [org.orgId, acknowledged]);
+    expect(rows[0]!.n).toBe(acknowledged.length);
+    console.info(`faults-postgres: ${JSON.stringify(Object.fromEntries(statuses))}; served again ${afterRestartMs} ms after the restart, ${afterCrashMs} ms after the crash`);
+  });
+});

@@ -49,7 +49,7 @@ const entries = {
   rateLimited: { status: 429, code: 'rate_limit.exceeded', title: 'Rate limit exceeded' },
   // idempotency
   idempotencyKeyInvalid: { status: 400, code: 'idempotency.key_invalid', title: 'Invalid Idempotency-Key' },
-  idempotencyKeyReused: { status: 409, code: 'idempotency.key_reused', title: 'Idempotency-Key reused with a different request' },
+  idempotencyKeyReused: { status: 409, code: 'idempotency.key_reused', title: 'Idempotency-Key already used by another request or credential' },
   idempotencyInProgress: { status: 409, code: 'idempotency.request_in_progress', title: 'A request with this Idempotency-Key is in progress' },
   // API keys
   apiKeyNotFound: { status: 404, code: 'api_keys.not_found', title: 'API key not found' },
@@ -79,6 +79,16 @@ export type ErrorName = keyof typeof entries;
 
 /** Every catalogue entry, for documentation and tests. */
 export const CATALOGUE: readonly Entry[] = Object.values(entries);
+
+/** Why an `Idempotency-Key` cannot be replayed to this request (see `idempotencyKeyReused`). */
+export type IdempotencyReuse = 'request' | 'credential' | 'unbound';
+
+// No detail says anything of the stored request or response.
+const IDEMPOTENCY_REUSE_DETAIL: Record<IdempotencyReuse, string> = {
+  request: 'This Idempotency-Key was already used with a different request (method, path or body).',
+  credential: 'This Idempotency-Key belongs to another credential of this organization; choose a key of your own.',
+  unbound: 'This Idempotency-Key was recorded before keys were bound to the credential that sent them; it cannot be replayed, and is free again once its retention (24 h by default) ends.',
+};
 
 /** What a key tried to do with scopes it lacks: grant them (create), or rotate / revoke a key holding them. */
 export type ScopeEscalationAction = 'grant' | 'rotate' | 'revoke';
@@ -114,8 +124,8 @@ export const Errors = {
   rateLimited: (retryAfter: number) =>
     make('rateLimited', `Too many requests; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
   idempotencyKeyInvalid: () => make('idempotencyKeyInvalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
-  idempotencyKeyReused: () =>
-    make('idempotencyKeyReused', 'This Idempotency-Key was already used with a different request (method, path or body).'),
+  /** `request`: another method, path or body; `credential`: another principal's key; `unbound`: a record from before keys were bound to their principal. */
+  idempotencyKeyReused: (by: IdempotencyReuse = 'request') => make('idempotencyKeyReused', IDEMPOTENCY_REUSE_DETAIL[by]),
   idempotencyInProgress: () =>
     make('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {}, { 'Retry-After': '1' }),
   apiKeyNotFound: (id: string) => make('apiKeyNotFound', `No API key ${id} in this organization.`),

@@ -10,47 +10,55 @@ export type ClaimResult =
   | { kind: 'claimed' }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'mismatch' }
+  | { kind: 'foreign'; legacy: boolean }
   | { kind: 'in_progress' };
 
 /**
- * Claims (org, key) for a request. The INSERT … ON CONFLICT is the lock: of two concurrent requests
- * one inserts, the other sees the row. A row past its 24 h retention, or an in-progress claim whose
- * lock lapsed (its process died) for the same request, is taken over.
+ * Claims (org, key) for a request by `principalId`. The INSERT … ON CONFLICT is the lock: of two
+ * concurrent requests one inserts, the other sees the row. A row past its 24 h retention, or an
+ * in-progress claim whose lock lapsed (its process died) for the same request by the same principal,
+ * is taken over. A live row of another principal — or of none: written before records were bound
+ * (`legacy`) — is `foreign`, whatever its state or request, so nothing of it is revealed.
  */
 export async function claimIdempotencyKey(
   q: Queryable,
   orgId: string,
   key: string,
+  principalId: string,
   requestHash: Buffer,
   now: Date,
   lockUntil: Date,
   expiresAt: Date,
 ): Promise<ClaimResult> {
   const claimed = await q.query(
-    `INSERT INTO idempotency_keys (org_id, key, request_hash, state, locked_until, created_at, expires_at)
-     VALUES ($1, $2, $3, 'in_progress', $4, $5, $6)
+    `INSERT INTO idempotency_keys (org_id, key, principal_id, request_hash, state, locked_until, created_at, expires_at)
+     VALUES ($1, $2, $7, $3, 'in_progress', $4, $5, $6)
      ON CONFLICT (org_id, key) DO UPDATE SET
+       principal_id = EXCLUDED.principal_id,
        request_hash = EXCLUDED.request_hash, state = 'in_progress', locked_until = EXCLUDED.locked_until,
        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
        response_status = NULL, response_headers = NULL, response_body = NULL
      WHERE idempotency_keys.expires_at <= $5
         OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.locked_until <= $5
-            AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+            AND idempotency_keys.request_hash = EXCLUDED.request_hash
+            AND idempotency_keys.principal_id = EXCLUDED.principal_id)
      RETURNING 1`,
-    [orgId, key, requestHash, lockUntil, now, expiresAt],
+    [orgId, key, requestHash, lockUntil, now, expiresAt, principalId],
   );
   if ((claimed.rowCount ?? 0) > 0) return { kind: 'claimed' };
 
   const { rows } = await q.query<{
+    principal_id: string | null;
     request_hash: Buffer;
     state: string;
     response_status: number | null;
     response_headers: Record<string, string> | null;
     response_body: Buffer | null;
-  }>('SELECT request_hash, state, response_status, response_headers, response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2', [orgId, key]);
+  }>('SELECT principal_id, request_hash, state, response_status, response_headers, response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2', [orgId, key]);
   const row = rows[0];
   // Deleted between the two statements (a failed request released it): the caller may simply retry.
   if (!row) return { kind: 'in_progress' };
+  if (row.principal_id !== principalId) return { kind: 'foreign', legacy: row.principal_id === null };
   if (!row.request_hash.equals(requestHash)) return { kind: 'mismatch' };
   if (row.state !== 'completed') return { kind: 'in_progress' };
   return {
@@ -59,18 +67,18 @@ export async function claimIdempotencyKey(
   };
 }
 
-/** Records the response of a claimed request so later reuses replay it. */
-export async function completeIdempotencyKey(q: Queryable, orgId: string, key: string, response: StoredResponse): Promise<void> {
+/** Records the response of a request `principalId` claimed, so its later reuses replay it. */
+export async function completeIdempotencyKey(q: Queryable, orgId: string, key: string, principalId: string, response: StoredResponse): Promise<void> {
   await q.query(
-    `UPDATE idempotency_keys SET state = 'completed', response_status = $3, response_headers = $4, response_body = $5
-     WHERE org_id = $1 AND key = $2`,
-    [orgId, key, response.status, JSON.stringify(response.headers), response.body],
+    `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_headers = $5, response_body = $6
+     WHERE org_id = $1 AND key = $2 AND principal_id = $3`,
+    [orgId, key, principalId, response.status, JSON.stringify(response.headers), response.body],
   );
 }
 
-/** Drops an in-progress claim (the request failed with a server error), so a retry runs afresh. */
-export async function releaseIdempotencyKey(q: Queryable, orgId: string, key: string): Promise<void> {
-  await q.query(`DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND state = 'in_progress'`, [orgId, key]);
+/** Drops `principalId`'s in-progress claim (the request failed with a server error), so a retry runs afresh. */
+export async function releaseIdempotencyKey(q: Queryable, orgId: string, key: string, principalId: string): Promise<void> {
+  await q.query(`DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND principal_id = $3 AND state = 'in_progress'`, [orgId, key, principalId]);
 }
 
 /** Deletes expired records in batches; returns how many went. (Scheduled by the jobs issue.) */

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
-import { isSealed, seal, unseal } from '../../lib/crypto.ts';
+import { seal, unseal } from '../../lib/crypto.ts';
 import { Errors } from '../../lib/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
 import type { Db } from '../../store/db.ts';
@@ -18,10 +18,20 @@ const LOCK_MS = 60_000;
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /**
+ * The AES-GCM associated data of a stored replay: it opens only for this organization, principal and
+ * key (the key last: it is the one free-form part).
+ */
+export function replayBinding(orgId: string, principalId: string, key: string): string {
+  return `idempotency/${orgId}/${principalId}/${key}`;
+}
+
+/**
  * `Idempotency-Key` on POST: the first request with a key runs and its response (any status below
- * 500) is stored — sealed with AES-256-GCM, since it may hold a one-time secret — for IDEMPOTENCY_TTL_HOURS per organization before it is sent; a reuse with the same
- * method, path and body replays it (`Idempotent-Replayed: true`), a reuse with anything else is 409
- * `idempotency.key_reused`, and a reuse while the first is still running is 409
+ * 500) is stored — sealed with AES-256-GCM, since it may hold a one-time secret — for
+ * IDEMPOTENCY_TTL_HOURS per organization before it is sent, bound to the principal that sent it. A
+ * reuse by the same principal with the same method, path and body replays it (`Idempotent-Replayed:
+ * true`); a reuse by another principal (or of a record bound to none, from before binding), or with
+ * anything else, is 409 `idempotency.key_reused`; a reuse while the first is still running is 409
  * `idempotency.request_in_progress`. A 5xx releases the key so a retry runs afresh.
  */
 export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buffer) {
@@ -30,23 +40,29 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
     if (key === undefined || !req.principal) return next();
     if (!KEY_SHAPE.test(key)) return next(Errors.idempotencyKeyInvalid());
     const orgId = req.principal.org_id;
+    // The replay may carry the one-time secret the first request minted: only its sender gets it back.
+    const principalId = req.principal.actor_id;
     const fingerprint = createHash('sha256')
       .update(`${req.method} ${req.originalUrl}\n`)
       .update(req.rawBody ?? Buffer.alloc(0))
       .digest();
     const now = clock.now();
-    const claim = await claimIdempotencyKey(db, orgId, key, fingerprint, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() + ttlHours * 3_600_000));
-    if (claim.kind === 'mismatch') return next(Errors.idempotencyKeyReused());
+    const claim = await claimIdempotencyKey(db, orgId, key, principalId, fingerprint, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() + ttlHours * 3_600_000));
+    if (claim.kind === 'foreign') return next(Errors.idempotencyKeyReused(claim.legacy ? 'unbound' : 'credential'));
+    if (claim.kind === 'mismatch') return next(Errors.idempotencyKeyReused('request'));
     if (claim.kind === 'in_progress') return next(Errors.idempotencyInProgress());
-    const aad = `idempotency/${orgId}/${key}`;
+    const aad = replayBinding(orgId, principalId, key);
     if (claim.kind === 'replay') {
       for (const [h, v] of Object.entries(claim.response.headers)) res.setHeader(h, v);
       res.setHeader('Idempotent-Replayed', 'true');
-      const stored = claim.response.body;
-      // Replays stored before bodies were sealed are plain JSON, which never starts with byte 0x01.
-      res.status(claim.response.status).end(isSealed(stored) ? unseal(sealKey, stored, aad) : stored);
+      // Every record a principal owns was sealed (records stored in clear predate binding: never replayed).
+      res.status(claim.response.status).end(unseal(sealKey, claim.response.body, aad));
       return;
     }
+    // One place stores or releases this claim, for send() and for streaming handlers alike.
+    const store = (status: number, headers: Record<string, string>, bytes: Buffer) =>
+      completeIdempotencyKey(db, orgId, key, principalId, { status, headers, body: seal(sealKey, bytes, aad) });
+    const release = () => releaseIdempotencyKey(db, orgId, key, principalId);
 
     // Claimed: store the response before it leaves, so an acknowledged request is always replayable.
     const send = res.send.bind(res);
@@ -55,7 +71,7 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
       if (settled) return send(body);
       settled = true;
       if (res.statusCode >= 500) {
-        releaseIdempotencyKey(db, orgId, key).catch((err: Error) => req.log.error({ err: err.message }, 'idempotency release failed'));
+        release().catch((err: Error) => req.log.error({ err: err.message }, 'idempotency release failed'));
         return send(body);
       }
       const bytes = body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
@@ -65,7 +81,7 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
         if (v !== undefined) headers[h] = String(v);
       }
       if (!headers['content-type'] && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) headers['content-type'] = 'application/json; charset=utf-8';
-      completeIdempotencyKey(db, orgId, key, { status: res.statusCode, headers, body: seal(sealKey, bytes, aad) })
+      store(res.statusCode, headers, bytes)
         .catch((err: Error) => req.log.error({ err: err.message }, 'idempotency record failed'))
         .finally(() => send(body));
       return res;
@@ -74,12 +90,11 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
     res.locals.idempotency = {
       record: async (status: number, json: unknown) => {
         settled = true;
-        const body = Buffer.from(JSON.stringify(json));
-        await completeIdempotencyKey(db, orgId, key, { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: seal(sealKey, body, aad) });
+        await store(status, { 'content-type': 'application/json; charset=utf-8' }, Buffer.from(JSON.stringify(json)));
       },
       release: async () => {
         settled = true;
-        await releaseIdempotencyKey(db, orgId, key);
+        await release();
       },
     } satisfies IdempotencyHandle;
     // A handler that throws reaches the problem handler, whose send() above stores or releases.

@@ -15,7 +15,7 @@ import { loadMasterSecret } from '../runtime.ts';
 import { createPool } from '../store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
-import { holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
+import { forceExit, holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
 
 /** Workers asked for on the command line (`--cluster N` / `--cluster=N`), else CLUSTER_WORKERS; 0 = one process. */
 export function clusterWorkers(argv: readonly string[], config: Readonly<Config>): number {
@@ -33,7 +33,7 @@ const RESTART_WINDOW_MS = 60_000;
 
 export async function runPrimary(config: Readonly<Config>, workers: number, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   // A signal before the workers exist: the embedded cluster is stopped instead of left running.
-  const held = holdSignals(false);
+  const held = holdSignals(false, logger);
   let embedded: EmbeddedHandle | null = null;
   const stopEmbedded = async () => {
     if (embedded?.owned) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
@@ -57,8 +57,8 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
     await stopEmbedded();
     throw err;
   }
-  if (held.pending) {
-    logger.info({ reason: held.pending }, 'stop requested while starting: no workers started');
+  if (held.requests.pending) {
+    logger.info({ reason: held.requests.pending }, 'stop requested while starting: no workers started');
     await stopEmbedded();
     logger.info('cluster stopped');
     process.exit(0);
@@ -100,11 +100,7 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
   for (let i = 0; i < workers; i++) fork();
 
   const shutdown = async (reason: string, exitCode = 0) => {
-    if (stopping) {
-      logger.warn({ reason }, 'second signal: stopping workers now');
-      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
-      process.exit(1);
-    }
+    if (stopping) return;
     stopping = true;
     logger.info({ reason, workers: Object.keys(cluster.workers ?? {}).length }, 'cluster shutting down: workers drain');
     const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
@@ -122,6 +118,16 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
     process.exit(exitCode);
   };
   held.release();
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  const onSignal = (signal: string) => {
+    const kind = held.requests.classify(signal);
+    if (kind === 'first') void shutdown(signal);
+    else if (kind === 'second') {
+      // Workers first: the embedded cluster is stopped after them, before this process exits.
+      forceExit(logger, signal, () => {
+        for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+      });
+    }
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
 }

@@ -7,27 +7,30 @@ import { createLogger } from '../lib/logger.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
 import { startScanning, type Scanning } from '../services/scanning.ts';
 import { buildApp, type BuiltApp } from './app.ts';
+import { Drain } from './drain.ts';
 import { clusterWorkers, runPrimary } from './cluster.ts';
 import { createMetrics } from './metrics.ts';
-import { holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
+import { exitOnFatalErrors, forceExit, holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
 
 /**
  * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
  * accepting, drain in-flight requests (up to SHUTDOWN_TIMEOUT_MS), close the pools and stop the
- * embedded cluster. A second signal exits at once. With `--cluster N` (or CLUSTER_WORKERS=N) this
+ * embedded cluster. The process group's copy of the signal is ignored; an operator's second signal
+ * exits at once, still stopping the embedded cluster (api/signals.ts). With `--cluster N` (or CLUSTER_WORKERS=N) this
  * process is the primary of N such processes sharing the port instead (api/cluster.ts).
  */
 async function main(): Promise<void> {
   const config = loadConfigOrReport();
   if (!config) process.exit(1);
   const logger = createLogger(config.LOG_LEVEL);
+  exitOnFatalErrors(logger);
   const workers = clusterWorkers(process.argv.slice(2), config);
   if (workers > 0 && cluster.isPrimary) return runPrimary(config, workers, logger);
   // A stop request while starting is held until start-up is done (or unwound), and what start-up
   // opened is closed if it fails: a signal or a port in use never leaves the embedded PostgreSQL running.
-  const held = holdSignals(cluster.isWorker);
+  const held = holdSignals(cluster.isWorker, logger);
   const opened: (() => Promise<unknown>)[] = [];
-  let runtime: Runtime, scanning: Scanning, built: BuiltApp, server: http.Server, jobs: Jobs | null;
+  let runtime: Runtime, scanning: Scanning, built: BuiltApp, server: http.Server, drain: Drain, jobs: Jobs | null;
   try {
     runtime = await openRuntime(config, logger);
     opened.push(() => runtime.close());
@@ -37,7 +40,10 @@ async function main(): Promise<void> {
     opened.push(() => scanning.close());
     built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring, engine: scanning.engine, metrics });
     opened.push(() => built.close());
-    server = http.createServer(built.app);
+    server = http.createServer();
+    // Before the app's listener: marks responses during a drain with Connection: close.
+    drain = new Drain(server);
+    server.on('request', built.app);
     // Longer than common load balancers' idle timeouts, so they close first.
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
@@ -53,18 +59,13 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
+    // Idle sockets first, and Connection: close on every response still to come (api/drain.ts).
+    drain.start(server);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-    // close() drops connections idle now; keep dropping the ones that go idle as their requests finish.
+    // Keep dropping connections as they go idle (a response already on its way was sent keep-alive).
     const reaper = setInterval(() => server.closeIdleConnections(), 50);
-    server.closeIdleConnections();
     const timer = setTimeout(() => {
       logger.warn('drain timeout: closing remaining connections');
       server.closeAllConnections();
@@ -79,13 +80,20 @@ async function main(): Promise<void> {
     logger.info('stopped');
     process.exit(0);
   };
+  // Classified against the requests held during start-up, so the copy of a held signal stays a duplicate.
+  const onStop = (reason: string) => {
+    const kind = held.requests.classify(reason);
+    if (kind === 'first') void shutdown(reason);
+    else if (kind === 'second') forceExit(logger, reason);
+    else logger.debug({ signal: reason }, 'stop already under way');
+  };
   const early = held.release();
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => onStop('SIGTERM'));
+  process.on('SIGINT', () => onStop('SIGINT'));
   if (cluster.isWorker) {
-    // The primary asks every worker to drain (once: a Ctrl-C may already have reached this process).
-    process.on('message', (m) => m === SHUTDOWN_MESSAGE && !stopping && void shutdown('cluster shutdown'));
-    process.on('disconnect', () => !stopping && void shutdown('primary gone'));
+    // The primary asks every worker to drain (a Ctrl-C may already have reached this process: then a duplicate).
+    process.on('message', (m) => m === SHUTDOWN_MESSAGE && onStop('cluster shutdown'));
+    process.on('disconnect', () => onStop('primary gone'));
   }
   if (early) void shutdown(early);
 }

@@ -1,27 +1,95 @@
 /**
- * Stop requests that arrive while a process is still starting (SIGTERM/SIGINT, and in a cluster
- * worker the primary's stop message or its disappearance). Without a handler, a signal during
- * start-up would kill the process at once and leave what it had opened — the embedded PostgreSQL
- * above all — running. Held here, the request is acted on once start-up has finished (or unwound).
+ * Stop requests: SIGTERM/SIGINT, and in a cluster worker the primary's stop message or its
+ * disappearance.
+ *
+ * - While a process is still starting, a request is held and acted on once start-up has finished
+ *   (or unwound): without a handler the signal would kill the process at once and leave what it had
+ *   opened — the embedded PostgreSQL above all — running.
+ * - A signal sent to the process group (Ctrl-C in a terminal, `kill -- -PGID`, a supervisor that
+ *   signals the group) reaches the server twice under `npm start`: directly, and forwarded by npm a
+ *   few milliseconds later. That copy is not an operator's second request: a request within
+ *   DUPLICATE_SIGNAL_MS of the first is ignored.
+ * - A real second request forces the exit, and the forced exit still stops the embedded cluster
+ *   this process started (`forceExit`).
  */
+import type { Logger } from '../lib/logger.ts';
+import { stopClustersStartedHere } from '../store/embedded.ts';
 
 /** The message a cluster worker gets when the primary shuts down: drain like on SIGTERM. */
 export const SHUTDOWN_MESSAGE = 'content-firewall:shutdown';
 
+/** A stop request this soon after the first is the process group's copy of it, not a new request. */
+export const DUPLICATE_SIGNAL_MS = 1_000;
+
+const SIGNALS = new Set(['SIGTERM', 'SIGINT']);
+
+/** What a stop request means, given the ones before it. */
+export type StopKind = 'first' | 'duplicate' | 'second';
+
+/** Remembers the first stop request of a process, to tell a duplicate from an operator's second request. */
+export class StopRequests {
+  private first: { reason: string; at: number } | null = null;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The first stop request so far, or null. */
+  get pending(): string | null {
+    return this.first?.reason ?? null;
+  }
+
+  /** Records `reason` and says what it is: the first request, a duplicate of it, or a second one. */
+  classify(reason: string): StopKind {
+    const now = this.now();
+    if (!this.first) {
+      this.first = { reason, at: now };
+      return 'first';
+    }
+    // Only signals force an exit: a worker's stop message or lost primary adds nothing to a stop under way.
+    // Within the window every request is part of the first: the group's copy of the same signal, or in a
+    // cluster worker the primary's stop message and the terminal's signal, in whichever order they land.
+    if (!SIGNALS.has(reason) || now - this.first.at < DUPLICATE_SIGNAL_MS) return 'duplicate';
+    return 'second';
+  }
+}
+
+let forcing = false;
+
+/**
+ * The forced exit (an operator's second signal, a fatal error): stops every embedded PostgreSQL this process
+ * started, then exits 1. Signals that arrive meanwhile are ignored, so the cluster is never left
+ * half-stopped. `before` runs first (a cluster primary kills its workers).
+ */
+export function forceExit(logger: Logger | null, reason: string, before?: () => void): void {
+  if (forcing) return;
+  forcing = true;
+  logger?.warn({ reason }, 'exiting now (stopping the embedded PostgreSQL first)');
+  before?.();
+  void stopClustersStartedHere().finally(() => process.exit(1));
+}
+
+/**
+ * A fatal error (an uncaught exception, an unhandled rejection) ends the process through
+ * `forceExit`, so it does not leave the embedded PostgreSQL behind either.
+ */
+export function exitOnFatalErrors(logger: Logger): void {
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err: { message: err.message, stack: err.stack } }, 'uncaught exception');
+    forceExit(logger, 'uncaught exception');
+  });
+}
+
 export interface HeldSignals {
-  /** The first stop request received so far, or null. */
-  readonly pending: string | null;
+  /** The stop requests so far; keep classifying with it after release, so a copy of a held signal stays a duplicate. */
+  readonly requests: StopRequests;
   /** Stops holding (the caller installs its own handlers) and returns the request received meanwhile. */
   release(): string | null;
 }
 
 /** `worker`: also hold the cluster primary's stop message and a lost connection to it. */
-export function holdSignals(worker: boolean): HeldSignals {
-  let pending: string | null = null;
+export function holdSignals(worker: boolean, logger: Logger | null = null): HeldSignals {
+  const requests = new StopRequests();
   const hold = (reason: string) => {
-    // As after start-up: a second signal exits at once.
-    if (pending !== null && (reason === 'SIGTERM' || reason === 'SIGINT')) process.exit(1);
-    pending ??= reason;
+    if (requests.classify(reason) === 'second') forceExit(logger, reason);
   };
   const onTerm = () => hold('SIGTERM');
   const onInt = () => hold('SIGINT');
@@ -34,15 +102,13 @@ export function holdSignals(worker: boolean): HeldSignals {
     process.on('disconnect', onDisconnect);
   }
   return {
-    get pending() {
-      return pending;
-    },
+    requests,
     release() {
       process.off('SIGTERM', onTerm);
       process.off('SIGINT', onInt);
       process.off('message', onMessage);
       process.off('disconnect', onDisconnect);
-      return pending;
+      return requests.pending;
     },
   };
 }

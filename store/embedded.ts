@@ -85,15 +85,18 @@ export class EmbeddedPostgres {
 
   private handle(state: EmbeddedState, port: number, owned: boolean, runAs: RunAs | null): EmbeddedHandle {
     const url = `postgres://${encodeURIComponent(state.user)}:${encodeURIComponent(state.password)}@127.0.0.1:${port}/postgres`;
-    return {
+    const handle: EmbeddedHandle = {
       url,
       owned,
       stop: async () => {
         if (!owned) return;
         await this.pgCtl(runAs, ['stop', '-D', state.clusterDir, '-m', 'fast', '-w', '-t', '60']);
+        startedHere.delete(handle);
         this.log('embedded PostgreSQL stopped');
       },
     };
+    if (owned) startedHere.add(handle);
+    return handle;
   }
 
   /** The port of the postmaster running on `clusterDir`, or null when none is alive. */
@@ -202,6 +205,18 @@ export class EmbeddedPostgres {
     if (!created) throw new Error('running as root, and the postgres system user could not be found after creating it');
     return created;
   }
+}
+
+// Clusters this process started and has not stopped: whatever way the process ends, they go with it.
+const startedHere = new Set<EmbeddedHandle>();
+
+/**
+ * Stops every embedded cluster this process started and has not stopped yet (fast shutdown). For
+ * the exit paths that skip the orderly close (a forced stop, a fatal error): without it the
+ * postmaster outlives the process that owned it.
+ */
+export async function stopClustersStartedHere(): Promise<void> {
+  await Promise.allSettled([...startedHere].map((h) => h.stop()));
 }
 
 async function binaries(): Promise<Binaries> {

@@ -9,7 +9,8 @@ import { cacheTtlMs, type InvalidationBus } from './invalidation-bus.ts';
 
 interface CacheEntry {
   key: KeyLookupRow | null;
-  until: number;
+  /** When it was looked up: its age is checked against the TTL of the moment it is read. */
+  at: number;
 }
 
 export interface AuthenticatorOptions {
@@ -49,8 +50,10 @@ export class Authenticator {
     const cacheKey = hash.toString('base64');
     const nowMs = this.o.clock.now().getTime();
     let entry = this.cache.get(cacheKey);
-    if (!entry || entry.until <= nowMs) {
-      entry = { key: await findKeyBySecretHash(this.o.db, hash), until: nowMs + this.ttlMs() };
+    // The TTL is that of now, not of when the entry was stored: an entry cached while revocations
+    // arrived over the bus (30 s) must not outlive 1 s once they cannot (Redis went away since).
+    if (!entry || nowMs - entry.at >= this.ttlMs()) {
+      entry = { key: await findKeyBySecretHash(this.o.db, hash), at: nowMs };
       this.remember(cacheKey, entry);
     }
     const key = entry.key;

@@ -38,6 +38,9 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
   private readonly channel: string;
   private readonly subscriber: Redis;
   private live = false;
+  private subscribedBefore = false;
+  private subscribing = false;
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     private readonly redis: Redis,
@@ -49,22 +52,47 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     this.channel = channel;
     this.subscriber = redis.duplicate({ autoResubscribe: false });
     this.subscriber.on('error', () => undefined); // reported by the main connection's handler
-    let subscribedBefore = false;
-    this.subscriber.on('ready', () => {
-      this.subscriber.subscribe(this.channel).then(
-        () => {
-          // Messages sent while we were away are lost: forget everything cached.
-          if (subscribedBefore) this.emit(null);
-          subscribedBefore = true;
-          this.live = true;
-        },
-        () => undefined,
-      );
-    });
-    this.subscriber.on('close', () => {
-      this.live = false;
-    });
+    this.subscriber.on('ready', () => this.join());
+    this.subscriber.on('close', () => this.lost());
     this.subscriber.on('message', (_channel: string, id: string) => this.emit(id));
+    this.heartbeat = setInterval(() => this.check(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  private join(): void {
+    if (this.subscribing) return;
+    this.subscribing = true;
+    this.subscriber.subscribe(this.channel).then(
+      () => {
+        this.subscribing = false;
+        // Messages sent while we were away are lost: forget everything cached.
+        if (this.subscribedBefore) this.emit(null);
+        this.subscribedBefore = true;
+        this.live = true;
+      },
+      () => {
+        // Timed out (a silent server) or the connection dropped: the heartbeat tries again.
+        this.subscribing = false;
+      },
+    );
+  }
+
+  /** Caches fall back to the short TTL (`cacheTtlMs`) from now on. */
+  private lost(): void {
+    if (!this.live) return;
+    this.live = false;
+    this.logger?.warn({ channel: this.channel }, 'invalidation bus: lost Redis, caches live at most 1 s until it is back');
+  }
+
+  /**
+   * A server that stops answering without closing the socket (stopped, a partition) never says
+   * 'close': a PING each beat proves messages can still arrive. Subscribes again when a SUBSCRIBE
+   * was lost that way.
+   */
+  private check(): void {
+    if (this.subscriber.status !== 'ready') return;
+    if (!this.live) return this.join();
+    this.subscriber.ping().catch(() => this.lost());
   }
 
   override crossProcess(): boolean {
@@ -81,9 +109,13 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
   }
 
   override async close(): Promise<void> {
+    clearInterval(this.heartbeat);
     this.subscriber.disconnect();
   }
 }
+
+/** How often a subscriber proves its connection still delivers (with the command timeout, a silent Redis is noticed within 1.5 s). */
+const HEARTBEAT_MS = 1_000;
 
 /**
  * How long a cache fed by `bus` may keep an entry: the configured TTL while changes from other

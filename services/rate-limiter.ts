@@ -57,28 +57,74 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
-/** Counters in Redis, shared by every process. Fails open (logs, allows) while Redis is unreachable. */
+/**
+ * Counters in Redis, shared by every process. While Redis cannot answer (down, or silent past the
+ * command timeout) limits degrade to per-process counters: each process allows up to the limit on its
+ * own, so the service keeps serving with limits still enforced. Meanwhile no request waits on Redis:
+ * one background PING a second asks whether it is back, and the shared counters resume when it is.
+ */
 export class RedisRateLimiter implements RateLimiter {
+  private readonly local: MemoryRateLimiter;
+  private degraded = false;
+  private probing = false;
+  private lastProbeAt = 0;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.local = new MemoryRateLimiter(clock);
+  }
 
   async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    // A disconnected client refuses at once (no offline queue); a silent server would cost every
+    // request the command timeout, so after one failure nobody asks Redis but the probe.
+    if (this.degraded || this.redis.status !== 'ready') {
+      this.degrade(null);
+      return this.local.hit(bucket, limit, windowSeconds);
+    }
     const nowMs = this.clock.now().getTime();
     const window = Math.floor(nowMs / (windowSeconds * 1000));
     const key = `${this.prefix}rl:${bucket}:${windowSeconds}:${window}`;
     try {
       const res = await this.redis.multi().incr(key).pexpire(key, windowSeconds * 1000 + 1000).exec();
-      const count = Number(res?.[0]?.[1] ?? 0);
-      return decide(count, limit, windowSeconds, nowMs);
+      const [err, count] = res?.[0] ?? [new Error('no reply to INCR'), null];
+      if (err) throw err;
+      return decide(Number(count), limit, windowSeconds, nowMs);
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'rate limiter: redis unavailable, allowing request');
-      return decide(0, limit, windowSeconds, nowMs);
+      this.degrade(err as Error);
+      return this.local.hit(bucket, limit, windowSeconds);
     }
   }
 
-  async close(): Promise<void> {}
+  /** Counts locally from now on (logged once per outage) and starts a probe when one is due. */
+  private degrade(err: Error | null): void {
+    if (!this.degraded) {
+      this.degraded = true;
+      this.logger.warn({ err: err?.message ?? `redis ${this.redis.status}` }, 'rate limiter: redis unavailable, counting per process until it is back');
+    }
+    const now = Date.now();
+    if (this.probing || this.redis.status !== 'ready' || now - this.lastProbeAt < PROBE_EVERY_MS) return;
+    this.probing = true;
+    this.lastProbeAt = now;
+    this.redis.ping().then(
+      () => {
+        this.probing = false;
+        this.degraded = false;
+        this.logger.info('rate limiter: redis is back, limits are shared again');
+      },
+      () => {
+        this.probing = false;
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.local.close();
+  }
 }
+
+/** How often a degraded limiter asks Redis whether it is back. */
+const PROBE_EVERY_MS = 1_000;

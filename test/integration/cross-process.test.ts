@@ -117,7 +117,7 @@ describe('without Redis, policies', () => {
 describe('with Redis configured but unreachable', () => {
   const down = { redisPrefix: 'unused:', redisDown: true, env: { REDIS_URL: 'redis://127.0.0.1:1' } };
 
-  it('serves (limits fail open) and keeps revocation within 1 s by shortening the auth cache', async () => {
+  it('serves (limits count per process) and keeps revocation within 1 s by shortening the auth cache', async () => {
     const one = await start(down);
     const two = await start(down);
     expect(two.config.AUTH_CACHE_TTL_MS).toBe(30_000);

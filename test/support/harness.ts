@@ -39,6 +39,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Use Redis (REDIS_URL) with this key prefix. */
   redisPrefix?: string;
+  /** With `redisPrefix`: this Redis instead of the run's shared one (a fault test's own `redis-server`). */
+  redisUrl?: string;
   /** REDIS_URL points at a dead port on purpose: don't wait for it. */
   redisDown?: boolean;
   /** Collect every log line here (set LOG_LEVEL in env to see them). */
@@ -92,7 +94,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     METRICS_ENABLED: 'false',
     // Most tests need no model pool: the in-process detectors only. Scan tests ask for threads.
     WORKER_THREADS: '0',
-    ...(opts.redisPrefix ? { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: opts.redisPrefix } : {}),
+    ...(opts.redisPrefix ? { REDIS_URL: opts.redisUrl ?? inject('redisUrl'), REDIS_KEY_PREFIX: opts.redisPrefix } : {}),
     ...opts.env,
   };
   const config = loadConfig(env);

@@ -51,16 +51,19 @@ export async function loadMasterSecret(config: Readonly<Config>): Promise<Buffer
 }
 
 /**
- * Opens the database (DATABASE_URL, else the embedded cluster under DATA_DIR), applies migrations,
+ * Opens the database (DATABASE_URL, else the embedded cluster under DATA_DIR; `superviseEmbedded`:
+ * restart it if its postmaster dies, for the server), applies migrations,
  * connects Redis when REDIS_URL is set, and derives the keyring.
  */
-export async function openRuntime(config: Readonly<Config>, logger: Logger): Promise<Runtime> {
+export async function openRuntime(config: Readonly<Config>, logger: Logger, options: { superviseEmbedded?: boolean } = {}): Promise<Runtime> {
   const keyring = buildKeyring(await loadMasterSecret(config));
   let embedded: EmbeddedHandle | null = null;
   let url = config.DATABASE_URL;
   if (!url) {
     embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
     url = embedded.url;
+    // The server owns its database: if the postmaster dies, start it again (the CLI's runs are too short to need it).
+    if (options.superviseEmbedded) embedded.supervise();
   }
   const db = createPool(url, config.DATABASE_POOL_MAX, (err) => logger.error({ err: err.message }, 'idle database client error'));
   try {

@@ -42,6 +42,7 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
   try {
     if (!config.DATABASE_URL) {
       embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
+      embedded.supervise();
       workerEnv.DATABASE_URL = embedded.url;
     }
     // Once, here, rather than N times at once in the workers (both are safe; this is quieter).

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const opened: (() => Promise<unknown>)[] = [];
   let runtime: Runtime, scanning: Scanning, built: BuiltApp, server: http.Server, drain: Drain, jobs: Jobs | null;
   try {
-    runtime = await openRuntime(config, logger);
+    runtime = await openRuntime(config, logger, { superviseEmbedded: true });
     opened.push(() => runtime.close());
     const metrics = createMetrics(config.METRICS_ENABLED);
     // Models load and warm on every worker thread before the port opens: the first scan is as fast as any.

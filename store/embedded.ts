@@ -29,8 +29,15 @@ export interface EmbeddedHandle {
   url: string;
   /** True when this process started the cluster and so must stop it. */
   owned: boolean;
+  /**
+   * Keeps the cluster this process started running: checks every `everyMs` (default 2 s) that its
+   * postmaster is alive and starts it again if it died. No-op when not owned. Ends with stop().
+   */
+  supervise(everyMs?: number): void;
   stop(): Promise<void>;
 }
+
+const SUPERVISE_EVERY_MS = 2_000;
 
 interface Binaries {
   initdb: string;
@@ -69,10 +76,7 @@ export class EmbeddedPostgres {
     const port = (await isPortFree(state.port)) ? state.port : await freePort();
     if (port !== state.port) await this.saveState({ ...state, port });
     try {
-      await this.pgCtl(runAs, [
-        'start', '-D', state.clusterDir, '-w', '-t', '60', '-l', path.join(state.clusterDir, 'embedded.log'),
-        '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
-      ]);
+      await this.start(state.clusterDir, port, runAs);
     } catch (err) {
       // Another process (the CLI, a sibling server) may have won the race to start it.
       const now = await this.runningPort(state.clusterDir);
@@ -83,13 +87,45 @@ export class EmbeddedPostgres {
     return this.handle({ ...state, port }, port, true, runAs);
   }
 
+  private start(clusterDir: string, port: number, runAs: RunAs | null): Promise<void> {
+    return this.pgCtl(runAs, [
+      'start', '-D', clusterDir, '-w', '-t', '60', '-l', path.join(clusterDir, 'embedded.log'),
+      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+    ]);
+  }
+
   private handle(state: EmbeddedState, port: number, owned: boolean, runAs: RunAs | null): EmbeddedHandle {
     const url = `postgres://${encodeURIComponent(state.user)}:${encodeURIComponent(state.password)}@127.0.0.1:${port}/postgres`;
+    let watch: NodeJS.Timeout | undefined;
+    let check: Promise<void> | null = null;
+    let stopped = false;
+    // One look: a postmaster that died (killed, crashed) is started again on the same port, so every
+    // client's connection string stays valid; a failed start is retried at the next look.
+    const restartIfDown = async () => {
+      if ((await this.runningPort(state.clusterDir)) !== null || stopped) return;
+      this.log(`embedded PostgreSQL is not running (killed or crashed): starting it again on 127.0.0.1:${port}`);
+      try {
+        await this.start(state.clusterDir, port, runAs);
+        this.log('embedded PostgreSQL restarted');
+      } catch (err) {
+        this.log(`embedded PostgreSQL restart failed, retrying: ${errorText(err).slice(0, 300)}`);
+      }
+    };
     const handle: EmbeddedHandle = {
       url,
       owned,
+      supervise: (everyMs = SUPERVISE_EVERY_MS) => {
+        if (!owned || watch || stopped) return;
+        watch = setInterval(() => {
+          check ??= restartIfDown().finally(() => (check = null));
+        }, everyMs);
+        watch.unref();
+      },
       stop: async () => {
         if (!owned) return;
+        stopped = true;
+        clearInterval(watch);
+        await check;
         await this.pgCtl(runAs, ['stop', '-D', state.clusterDir, '-m', 'fast', '-w', '-t', '60']);
         startedHere.delete(handle);
         this.log('embedded PostgreSQL stopped');

@@ -1,6 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, start } from '../../benchmarks/processes.ts';
+import { freePort, start, stop } from '../../benchmarks/processes.ts';
 import { buildOrg, call, expectProblem, startTestApp, TEST_MASTER_SECRET, type TestApp } from '../support/harness.ts';
 import { ThrowawayPostgres } from '../support/pg-cluster.ts';
 import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
@@ -151,5 +154,41 @@ describe('a server process under load while PostgreSQL restarts, then crashes', 
     const { rows } = await minter.db.query<{ n: number }>('SELECT count(*)::int AS n FROM scans WHERE org_id = $1 AND id = ANY($2)', [org.orgId, acknowledged]);
     expect(rows[0]!.n).toBe(acknowledged.length);
     console.info(`faults-postgres: ${JSON.stringify(Object.fromEntries(statuses))}; served again ${afterRestartMs} ms after the restart, ${afterCrashMs} ms after the crash`);
+  });
+});
+
+describe('the embedded PostgreSQL that the server started dies', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cf-faults-embedded-'));
+  chmodSync(dir, 0o711);
+  const pidFile = path.join(dir, 'pg', 'postmaster.pid');
+  let child: ChildProcess | null = null;
+
+  afterAll(async () => {
+    if (child) await stop(child, 20_000);
+    if (existsSync(pidFile)) process.kill(Number.parseInt(readFileSync(pidFile, 'utf8'), 10), 'SIGINT');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is started again by the server on the same port, which then serves again; SIGTERM still stops it', { timeout: budgetMs(120_000, 120_000) }, async () => {
+    const port = await freePort();
+    ({ child } = await start(
+      ['api/server.ts'],
+      { DATA_DIR: dir, DATABASE_URL: undefined, PORT: String(port), HOST: '127.0.0.1', WORKER_THREADS: '0', LOG_LEVEL: 'warn', METRICS_ENABLED: 'false', REDIS_URL: undefined, SECRET_KEY: undefined, CLUSTER_WORKERS: undefined },
+      null,
+      port,
+    ));
+    const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+    expect(await ready()).toBe(true);
+    const killed = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
+    process.kill(killed, 'SIGKILL');
+    await until(async () => !(await ready()), 5_000);
+    const recoveredMs = await until(ready, 30_000);
+    expect(Number.parseInt(readFileSync(pidFile, 'utf8'), 10)).not.toBe(killed);
+    console.info(`faults-postgres: embedded postmaster killed; the server restarted it and was ready again ${recoveredMs} ms later`);
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    child!.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    child = null;
+    expect(existsSync(pidFile)).toBe(false);
   });
 });

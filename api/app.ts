@@ -132,6 +132,10 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.set('trust proxy', config.TRUST_PROXY);
 
   app.use(requestContext(logger, metrics));
+  // Probe routes (RouteSpec.probe: liveness, readiness, metrics) answer here, before identification and
+  // rate limiting: a flood from one address must not turn liveness into 429s, nor spend its budget.
+  const probes = express.Router();
+  app.use(probes);
   app.use(identify(authenticator));
   app.use(rateLimit(rateLimiter, config));
   app.use(apiVersion());
@@ -158,7 +162,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   });
   detectorRoutes(routes, services, deps.engine);
   webhookRoutes(routes, services, webhooks);
-  routes.mount(app);
+  routes.mount(app, probes);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));
   app.use(problemHandler(metrics, config.BODY_LIMIT_BYTES));

@@ -1,4 +1,4 @@
-import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Express, IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { Errors } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
@@ -29,6 +29,12 @@ export interface RouteSpec<P, Q, B> {
   body?: z.ZodType<B>;
   /** Accept U+0000 in body strings (the handler must replace it: PostgreSQL text cannot hold it). Default: 400. */
   allowNul?: boolean;
+  /**
+   * An operational probe (liveness, readiness, metrics): answered before API-key identification and
+   * rate limiting (see `mount`), so no flood from an address can make it answer 429, and it spends
+   * no one's budget.
+   */
+  probe?: boolean;
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<void> | void;
 }
 
@@ -44,6 +50,7 @@ export interface RouteChain {
  */
 export class Routes {
   private readonly paths = new Map<string, Map<Method, RequestHandler[]>>();
+  private readonly probePaths = new Set<string>();
 
   constructor(private readonly chain: RouteChain) {}
 
@@ -64,6 +71,7 @@ export class Routes {
     let methods = this.paths.get(path);
     if (!methods) this.paths.set(path, (methods = new Map()));
     methods.set(method, [access(spec.access), ...this.bodyChain(method), run(spec)]);
+    if (spec.probe) this.probePaths.add(path);
     return this;
   }
 
@@ -73,13 +81,18 @@ export class Routes {
     return method === 'post' || method === 'put' ? [this.chain.jsonBody, this.chain.idempotency] : [this.chain.jsonBody];
   }
 
-  mount(app: Express): void {
+  /**
+   * Registers every path on `app`, except probe paths (with their 405), which go on `probes`: a
+   * router the app places before identification and rate limiting.
+   */
+  mount(app: Express, probes: IRouter): void {
     for (const [path, methods] of this.paths) {
-      for (const [method, handlers] of methods) app[method](path, ...handlers);
+      const on: IRouter = this.probePaths.has(path) ? probes : app;
+      for (const [method, handlers] of methods) on[method](path, ...handlers);
       const allowed = [...methods.keys()].map((m) => m.toUpperCase());
       if (allowed.includes('GET')) allowed.push('HEAD');
       allowed.sort();
-      app.all(path, (req, _res, next) => next(Errors.methodNotAllowed(req.method, allowed)));
+      on.all(path, (req, _res, next) => next(Errors.methodNotAllowed(req.method, allowed)));
     }
   }
 }

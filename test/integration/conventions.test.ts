@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../lib/clock.ts';
 import { buildOrg, call, expectProblem, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 let app: TestApp;
@@ -118,8 +119,38 @@ describe('rate limits', () => {
       expect((await call(limited, 'GET', '/v1/me', { key: other.admin })).status).toBe(200);
       // requests without a valid key are limited per client address
       const anon = [];
-      for (let i = 0; i < 3; i++) anon.push((await call(limited, 'GET', '/healthz')).status);
-      expect(anon).toEqual([200, 200, 429]);
+      for (let i = 0; i < 3; i++) anon.push((await call(limited, 'GET', '/v1/detectors')).status);
+      expect(anon).toEqual([401, 401, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('probes (/healthz, /health, /readyz, /metrics) are never limited and spend no budget; other paths still are', async () => {
+    const token = 'probe-metrics-token-0123456789';
+    // A stopped clock: the fixed window cannot roll over mid-test and refill the budget.
+    const limited = await startTestApp({ clock: new ManualClock('2026-03-01T12:00:30.000Z'), env: { RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '3', METRICS_ENABLED: 'true', METRICS_TOKEN: token } });
+    try {
+      const probes = [];
+      for (let i = 0; i < 5; i++) {
+        for (const path of ['/healthz', '/health', '/readyz']) probes.push(await call(limited, 'GET', path));
+        probes.push(await call(limited, 'GET', '/metrics', { headers: { authorization: `Bearer ${token}` } }));
+      }
+      expect(probes.map((r) => r.status)).toEqual(probes.map(() => 200));
+      // Not limited, so no RateLimit-* headers: they would describe a quota the probe does not draw from.
+      for (const r of probes) expect(r.headers.get('ratelimit-limit')).toBeNull();
+      expectProblem(await call(limited, 'GET', '/metrics'), 401, 'metrics.unauthenticated');
+      expectProblem(await call(limited, 'POST', '/healthz'), 405, 'request.method_not_allowed');
+
+      // The address's whole budget is still there for the API, and spent as before.
+      const api = [];
+      for (let i = 0; i < 4; i++) api.push(await call(limited, 'GET', '/v1/me'));
+      expect(api.map((r) => r.status)).toEqual([401, 401, 401, 429]);
+      expect(api.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['2', '1', '0', '0']);
+      expectProblem(await call(limited, 'GET', '/no-such-path'), 429, 'rate_limit.exceeded');
+      // Over its limit, the address still gets its probes answered.
+      expect((await call(limited, 'GET', '/healthz')).status).toBe(200);
+      expect((await call(limited, 'GET', '/readyz')).status).toBe(200);
     } finally {
       await limited.close();
     }

@@ -5,13 +5,15 @@ import type { Routes, RouteSpec } from '../../route.ts';
 
 /**
  * Liveness: `/healthz` and its older alias `/health` (no auth, no I/O). Readiness: `/readyz` also
- * checks the database and answers 503 `service.not_ready` when it cannot be reached.
+ * checks the database and answers 503 `service.not_ready` when it cannot be reached. All of them, and
+ * `/metrics`, are probes: never rate-limited, and they spend no address's budget.
  */
 export function healthRoutes(routes: Routes, s: AppServices): void {
-  const live: RouteSpec<unknown, unknown, undefined> = { access: 'public', handler: ({ res }) => void res.json({ status: 'ok' }) };
+  const live: RouteSpec<unknown, unknown, undefined> = { access: 'public', probe: true, handler: ({ res }) => void res.json({ status: 'ok' }) };
   routes.get('/healthz', live).get('/health', live);
   routes.get('/readyz', {
     access: 'public',
+    probe: true,
     handler: async ({ res }) => {
       try {
         await s.db.query('SELECT 1');
@@ -26,6 +28,7 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
   const token = s.config.METRICS_TOKEN ? Buffer.from(`Bearer ${s.config.METRICS_TOKEN}`) : null;
   if (s.config.METRICS_ENABLED) routes.get('/metrics', {
     access: 'public',
+    probe: true,
     handler: async ({ req, res }) => {
       if (token) {
         const got = Buffer.from(req.get('authorization') ?? '');

@@ -12,6 +12,8 @@ export interface LoadRequest {
   url: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Reads what the test wants to know from a success's body (which model answered, …): the sample's `tag`. */
+  inspect?: (body: unknown) => string | null;
 }
 
 /** How one request was answered. */
@@ -27,6 +29,8 @@ export interface Sample {
   contentType: string;
   /** The created resource's id (a 201's `id`). */
   id: string | null;
+  /** What `inspect` said about a success. */
+  tag: string | null;
 }
 
 export interface LoadOptions {
@@ -85,18 +89,19 @@ export async function send(r: LoadRequest, hangMs: number): Promise<Sample> {
     const contentType = res.headers.get('content-type') ?? '';
     const body = /json/.test(contentType) && text ? (JSON.parse(text) as { id?: string; code?: string }) : {};
     const ok = res.status < 400;
-    return { op: r.op, at, ms: Date.now() - at, status: res.status, code: ok ? null : (body.code ?? 'no-code'), contentType, id: res.status === 201 ? (body.id ?? null) : null };
+    const tag = ok && r.inspect ? r.inspect(body) : null;
+    return { op: r.op, at, ms: Date.now() - at, status: res.status, code: ok ? null : (body.code ?? 'no-code'), contentType, id: res.status === 201 ? (body.id ?? null) : null, tag };
   } catch (err) {
     const hung = (err as Error).name === 'TimeoutError';
-    return { op: r.op, at, ms: Date.now() - at, status: 0, code: hung ? 'hung' : 'network', contentType: '', id: null };
+    return { op: r.op, at, ms: Date.now() - at, status: 0, code: hung ? 'hung' : 'network', contentType: '', id: null, tag: null };
   }
 }
 
-/** Counts of "<op> <status>[ <code>]", for assertions and the report. */
+/** Counts of "<op> <status>[ <code>][ <tag>]", for assertions and the report. */
 export function tally(samples: readonly Sample[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const s of samples) {
-    const k = `${s.op} ${s.status}${s.code ? ` ${s.code}` : ''}`;
+    const k = `${s.op} ${s.status}${s.code ? ` ${s.code}` : ''}${s.tag ? ` ${s.tag}` : ''}`;
     out[k] = (out[k] ?? 0) + 1;
   }
   return Object.fromEntries(Object.entries(out).sort());

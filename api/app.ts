@@ -20,7 +20,7 @@ import { idempotency } from './middleware/idempotency.ts';
 import { problemHandler } from './middleware/problem.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { apiVersion, requestContext } from './middleware/request-context.ts';
-import { Routes } from './route.ts';
+import { Routes, type DeclaredRoute } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys/router.ts';
 import { auditEventRoutes } from './routes/audit-events/router.ts';
 import { healthRoutes } from './routes/health/router.ts';
@@ -32,6 +32,8 @@ import { ScanWriter } from '../store/scan-writer.ts';
 export interface BuiltApp {
   app: Express;
   services: AppServices;
+  /** The routes mounted on `app` (method, Express path, access), read-only: tests enumerate them. */
+  routeTable: readonly DeclaredRoute[];
   /** Stops timers and subscriptions the app owns; the deps (pool, redis) belong to the caller. */
   close(): Promise<void>;
 }
@@ -171,6 +173,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   return {
     app,
     services,
+    routeTable: routes.declared(),
     close: async () => {
       await scanWriter.drain();
       await webhookPump?.stop();

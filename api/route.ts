@@ -38,6 +38,13 @@ export interface RouteSpec<P, Q, B> {
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<void> | void;
 }
 
+/** One declared route as `Routes.declared()` lists it: the method, the Express path, its access. */
+export interface DeclaredRoute {
+  method: Uppercase<Method>;
+  path: string;
+  access: Access;
+}
+
 /** Middleware every route gets, built once by the app. */
 export interface RouteChain {
   jsonBody: RequestHandler;
@@ -51,6 +58,7 @@ export interface RouteChain {
 export class Routes {
   private readonly paths = new Map<string, Map<Method, RequestHandler[]>>();
   private readonly probePaths = new Set<string>();
+  private readonly table: DeclaredRoute[] = [];
 
   constructor(private readonly chain: RouteChain) {}
 
@@ -72,6 +80,7 @@ export class Routes {
     if (!methods) this.paths.set(path, (methods = new Map()));
     methods.set(method, [access(spec.access), ...this.bodyChain(method), run(spec)]);
     if (spec.probe) this.probePaths.add(path);
+    this.table.push({ method: method.toUpperCase() as Uppercase<Method>, path, access: spec.access });
     return this;
   }
 
@@ -79,6 +88,11 @@ export class Routes {
   private bodyChain(method: Method): RequestHandler[] {
     if (method === 'get' || method === 'delete') return [];
     return method === 'post' || method === 'put' ? [this.chain.jsonBody, this.chain.idempotency] : [this.chain.jsonBody];
+  }
+
+  /** Every route declared so far, in declaration order (the reliability suites enumerate them). */
+  declared(): readonly DeclaredRoute[] {
+    return this.table.map((r) => ({ ...r }));
   }
 
   /**

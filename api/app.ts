@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import type { AppDeps, AppServices } from './context.ts';
 import { createMetrics } from './metrics.ts';
 import { jsonBody } from './middleware/body.ts';
+import { parseQuery } from './query-parser.ts';
 import { identify } from './middleware/identify.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { problemHandler } from './middleware/problem.ts';
@@ -132,6 +133,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
+  app.set('query parser', parseQuery);
 
   app.use(requestContext(logger, metrics));
   // Probe routes (RouteSpec.probe: liveness, readiness, metrics) answer here, before identification and

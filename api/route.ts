@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { Errors } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
 import type { Principal } from '../services/principal.ts';
+import { mayHoldUnstorable, storableText, unstorableIssue } from './storable-text.ts';
 import { parseOr400 } from './validate.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -27,8 +28,12 @@ export interface RouteSpec<P, Q, B> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
-  /** Accept U+0000 in body strings (the handler must replace it: PostgreSQL text cannot hold it). Default: 400. */
-  allowNul?: boolean;
+  /**
+   * Top-level body fields whose text findings index into by character offset (a scan's `content`):
+   * there U+0000 and lone surrogates become U+FFFD, one UTF-16 unit for one, so offsets hold. Anywhere
+   * else in a request they are 400 (api/storable-text.ts).
+   */
+  replaceUnstorableIn?: readonly string[];
   /**
    * An operational probe (liveness, readiness, metrics): answered before API-key identification and
    * rate limiting (see `mount`), so no flood from an address can make it answer 429, and it spends
@@ -122,29 +127,29 @@ function access(a: Access): RequestHandler {
 
 function run<P, Q, B>(spec: RouteSpec<P, Q, B>): RequestHandler {
   return async (req: Request, res: Response) => {
-    const params = spec.params ? parseOr400(spec.params, req.params, 'path') : (req.params as P);
-    const query = spec.query ? parseOr400(spec.query, req.query, 'query') : (undefined as Q);
-    if (spec.body && !spec.allowNul && req.rawBody?.includes(ESCAPED_NUL)) {
-      const path = nulPath(req.body, '');
-      if (path !== null) throw Errors.validationFailed([{ path, message: 'must not contain the NUL character (U+0000)' }]);
-    }
-    const body = spec.body ? parseOr400(spec.body, req.body ?? {}, '') : (undefined as B);
+    const params = spec.params ? parseOr400(spec.params, storableOr400(req.params, 'path'), 'path') : (req.params as P);
+    const query = spec.query ? parseOr400(spec.query, storableOr400(req.query, 'query'), 'query') : (undefined as Q);
+    const body = spec.body ? parseOr400(spec.body, storableBody(req, spec.replaceUnstorableIn), '') : (undefined as B);
     await spec.handler({ req, res, principal: req.principal!, params, query, body });
   };
 }
 
-// JSON can carry NUL only as this escape, so bodies without it need no walk.
-const ESCAPED_NUL = Buffer.from('\\u0000');
+/** `value`, or a 400 naming its first string or key that PostgreSQL cannot store. */
+function storableOr400<T>(value: T, root: string): T {
+  const issue = unstorableIssue(value, root);
+  if (issue) throw Errors.validationFailed([issue]);
+  return value;
+}
 
-/** The dotted path of the first string (or key) holding U+0000, or null. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [k, v] of Object.entries(value)) {
-    const p = path ? `${path}.${k}` : k;
-    if (k.includes('\0')) return p;
-    const found = nulPath(v, p);
-    if (found !== null) return found;
-  }
-  return null;
+/** The parsed body, checked like `storableOr400` except in the `replace` fields, whose text is made storable. */
+function storableBody(req: Request, replace: readonly string[] | undefined): unknown {
+  const body: unknown = req.body ?? {};
+  if (req.rawBody && !mayHoldUnstorable(req.rawBody)) return body;
+  const lenient = new Set(replace);
+  const issue = unstorableIssue(body, '', lenient);
+  if (issue) throw Errors.validationFailed([issue]);
+  if (!lenient.size || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = { ...body };
+  for (const k of lenient) if (k in out) out[k] = storableText(out[k]);
+  return out;
 }

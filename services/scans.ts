@@ -41,21 +41,6 @@ export interface ScanMeta {
   policy?: CompiledPolicy | null;
 }
 
-/**
- * PostgreSQL text and jsonb cannot hold U+0000, which tool results and documents sometimes carry:
- * every NUL in the request's strings becomes U+FFFD (one UTF-16 unit for one, so spans still hold).
- */
-function withoutNul<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value) as T;
-  if (Array.isArray(value)) return value.map(withoutNul) as T;
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[withoutNul(k)] = withoutNul(v);
-    return out as T;
-  }
-  return value;
-}
-
 /** SHA-256 of an end-user id, lowercase hex: the only form in which it is stored. */
 export function hashEndUserId(id: string): string {
   return sha256Hex(id);
@@ -76,13 +61,13 @@ export async function checkScanRequest(deps: Pick<ScanDeps, 'engine' | 'policies
 }
 
 /**
- * Scans the content and commits the scan; resolves only after the row is committed.
+ * Scans the content and commits the scan; resolves only after the row is committed. `body` holds
+ * only storable text: the route chain made its content so and refused anything else (api/storable-text.ts).
  * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`, 503 `service.overloaded`, 504 `scans.deadline_exceeded`.
  */
-export async function createScan(deps: ScanDeps, orgId: string, submitted: CreateScanBody, meta: ScanMeta): Promise<ScanRow> {
+export async function createScan(deps: ScanDeps, orgId: string, body: CreateScanBody, meta: ScanMeta): Promise<ScanRow> {
   const { engine, clock } = deps;
-  const policy = meta.policy !== undefined ? meta.policy : await checkScanRequest(deps, orgId, submitted);
-  const body = withoutNul(submitted);
+  const policy = meta.policy !== undefined ? meta.policy : await checkScanRequest(deps, orgId, body);
   const { options, context, content } = body;
   const mcpTools = content.type === 'toolset' ? content.tools.map((t) => ({ server: t.server, tool_name: t.name })) : null;
 

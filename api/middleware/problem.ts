@@ -69,6 +69,12 @@ export function problemHandler(metrics: Metrics, bodyLimit: number) {
       metrics.unhandledErrors.inc();
       req.log.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unhandled error');
       p = Errors.internal();
+    } else if (p.status < 500 && !(err instanceof ProblemError)) {
+      // A client's fault a library reported (malformed JSON, an aborted or undecodable body, a bad
+      // percent-encoding): its kind at debug, never its message (it can quote the body) nor a stack.
+      // Error level and stacks are for server faults; the access log has the status.
+      const e = err as HttpishError;
+      req.log.debug({ cause: e.type ?? (err instanceof Error ? err.name : typeof err) }, 'client fault');
     }
     if (res.headersSent) {
       res.destroy();

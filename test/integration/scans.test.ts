@@ -321,12 +321,13 @@ describe('GET /v1/detectors', () => {
 });
 
 describe('content PostgreSQL cannot store as is', () => {
-  it('NUL characters are stored as U+FFFD (spans unchanged), never a 500', async () => {
+  it('NUL characters in the content are stored as U+FFFD (spans unchanged), never a 500', async () => {
     const t = 'tool output \u0000\u0000 card 4111 1111 1111 1111';
-    const r = await scan({ ...text(t), context: { agent_id: 'nul\u0000agent' }, options: { capture: true } });
+    const r = await scan({ ...text(t), context: { agent_id: 'agent' }, options: { capture: true } });
     expect(r.status).toBe(201);
     expect(r.body.content.text).toBe(t.replaceAll('\u0000', '\uFFFD'));
-    expect(r.body.context.agent_id).toBe('nul\uFFFDagent');
+    // Outside the content (context, options) a NUL is 400, like a lone surrogate (unicode-input.test.ts).
+    expectProblem(await scan({ ...text('ok'), context: { agent_id: 'nul\u0000agent' } }), 400, 'request.validation_failed');
     const card = r.body.findings[0].items.find((i: { label: string }) => i.label === 'CREDIT_CARD');
     expect(t.slice(card.span[0], card.span[1])).toBe(card.text);
     expect((await call(app, 'GET', `/v1/scans/${r.body.id}`, { key: org.admin })).body).toEqual(r.body);

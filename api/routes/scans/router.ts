@@ -23,8 +23,9 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
   routes.post('/v1/scans', {
     access: 'scans:write',
     body: createScanBody(s.config.SCAN_MAX_TEXT_CHARS),
-    // Tool results and documents may carry NUL: the service stores it as U+FFFD.
-    allowNul: true,
+    // Tool results and documents may carry NUL or a lone surrogate: the scanned content stores each as
+    // U+FFFD (findings index it by character offset); elsewhere in the body they are 400.
+    replaceUnstorableIn: ['content'],
     handler: async ({ req, res, principal, body }) => {
       const meta = { apiKeyId: principal.actor_id, requestId: req.id };
       if (!wantsStream(req)) {

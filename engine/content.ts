@@ -52,10 +52,24 @@ export function renderToolset(tools: readonly ToolDefinition[]): string {
   return parts.join('\n\n');
 }
 
-const MAX_DEPTH = 32;
+/** How deep the rendering reads an input schema (the schema itself is level 0); schemas nesting deeper are refused. */
+export const TOOLSET_SCHEMA_MAX_DEPTH = 32;
+
+/**
+ * Whether an input schema holds an object or array deeper than the rendering reads. Such a schema
+ * is refused (400) rather than scanned in part: strings below the limit would pass unread, and
+ * thousands of levels would overflow the stack when the scan is stored.
+ */
+export function schemaTooDeep(node: unknown, depth = 0): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (depth > TOOLSET_SCHEMA_MAX_DEPTH) return true;
+  // Recursion is bounded by the limit itself: it stops one level past it.
+  for (const v of Object.values(node)) if (schemaTooDeep(v, depth + 1)) return true;
+  return false;
+}
 
 function collectStrings(node: unknown, path: string, out: string[], depth: number): void {
-  if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return;
+  if (depth > TOOLSET_SCHEMA_MAX_DEPTH || node === null || typeof node !== 'object') return;
   if (Array.isArray(node)) {
     node.forEach((v, i) => {
       if (typeof v === 'string') out.push(`param ${path}[${i}]: ${v}`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { imageProblem, IMAGE_MEDIA_TYPES, renderToolset } from '../../../engine/content.ts';
+import { imageProblem, IMAGE_MEDIA_TYPES, renderToolset, schemaTooDeep, TOOLSET_SCHEMA_MAX_DEPTH } from '../../../engine/content.ts';
 import { ACTIONS, SURFACES, TIERS } from '../../../engine/detector.ts';
 import { instant, shortString as short, windowInOrder } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
@@ -47,7 +47,10 @@ export function createScanBody(maxChars: number) {
     server: short,
     name: short,
     description: z.string().max(maxChars).optional(),
-    input_schema: z.record(z.string(), z.unknown()).optional(),
+    input_schema: z
+      .record(z.string(), z.unknown())
+      .refine((v) => !schemaTooDeep(v), `must not nest deeper than ${TOOLSET_SCHEMA_MAX_DEPTH} levels (the scan reads no deeper)`)
+      .optional(),
   });
   const toolset = z.strictObject({ type: z.literal('toolset'), tools: z.array(tool).min(1, 'must list at least one tool').max(1000, 'must list at most 1000 tools') });
 

@@ -27,8 +27,8 @@ export interface Receiver {
   url: string;
   port: number;
   received: Received[];
-  /** How the receiver answers request n (0-based); default 200. */
-  respond: (r: Received, n: number) => Reply;
+  /** How the receiver answers request n (0-based); default 200. May look things up first (a promise). */
+  respond: (r: Received, n: number) => Reply | Promise<Reply>;
   /** Resolves once `n` requests arrived. */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -49,14 +49,18 @@ export async function startReceiver(respond: Receiver['respond'] = () => ({ stat
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();
       }
-      const reply = receiver.respond(r, n);
-      const send = () => {
-        if (res.destroyed) return;
-        res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
-        res.end(reply.body ?? '');
-      };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
-      else send();
+      void Promise.resolve()
+        .then(() => receiver.respond(r, n))
+        .then((reply) => {
+          const send = () => {
+            if (res.destroyed) return;
+            res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+            res.end(reply.body ?? '');
+          };
+          if (reply.delayMs) setTimeout(send, reply.delayMs);
+          else send();
+        })
+        .catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

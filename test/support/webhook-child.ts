@@ -1,8 +1,10 @@
 /**
- * A separate service process for the crash-and-restart test: builds the app on DATABASE_URL with a
- * manual clock the parent moves over IPC ({set: iso}), sends deliveries with its pump, and tells
- * the parent {ready: true} once it runs. The parent kills it with SIGKILL mid-attempt.
+ * A separate service process for the crash-and-restart tests: builds the app on DATABASE_URL with a
+ * manual clock the parent moves over IPC ({set: iso}), sends deliveries with its pump, serves the API
+ * on 127.0.0.1:CHILD_PORT when that is set, and tells the parent {ready: true} once it runs. The
+ * parent kills it with SIGKILL mid-attempt.
  */
+import http from 'node:http';
 import { buildApp } from '../../api/app.ts';
 import { createMetrics } from '../../api/metrics.ts';
 import { loadConfig } from '../../config.ts';
@@ -18,7 +20,8 @@ const logger = createLogger(config.LOG_LEVEL);
 const db = createPool(config.DATABASE_URL!, 4, () => undefined);
 const metrics = createMetrics(false);
 const scanning = await startScanning(config, metrics, logger);
-buildApp({ config, db, redis: null, clock, logger, keyring: buildKeyring(Buffer.from(process.env.CHILD_MASTER_SECRET!)), engine: scanning.engine, metrics });
+const built = buildApp({ config, db, redis: null, clock, logger, keyring: buildKeyring(Buffer.from(process.env.CHILD_MASTER_SECRET!)), engine: scanning.engine, metrics });
+if (process.env.CHILD_PORT) await new Promise<void>((resolve) => http.createServer(built.app).listen(Number(process.env.CHILD_PORT), '127.0.0.1', resolve));
 process.on('message', (m: { set?: string }) => {
   if (m.set) clock.set(m.set);
   process.send!({ ack: m.set });

@@ -23,9 +23,8 @@
  * PostgreSQL, or with --embedded on its own embedded PostgreSQL in a temporary DATA_DIR. Each target
  * is warmed up before it is measured. Writes benchmarks/results/<timestamp>.json and .html.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release, totalmem } from 'node:os';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SURFACES } from '../engine/detector.ts';
@@ -33,7 +32,7 @@ import { cpuPerRequest, formatCpu, sampleCpu } from './cpu.ts';
 import { bodies, documentBodies } from './fixtures.ts';
 import { formatSummary, measure, type Measurement } from './measure.ts';
 import { medianRatios, medianScaling, round3, targetsOf, type Check } from './rounds.ts';
-import { ROOT, start, stop } from './processes.ts';
+import { machineInfo, ROOT, start, stop } from './processes.ts';
 import { renderHtml, type BenchReport, type Ratio, type RunRecord, type Scenario, type ScalingRow, type TargetCheck } from './report-html.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
@@ -231,14 +230,6 @@ async function scale(): Promise<void> {
   for (const row of rows.slice(1)) check(`scaling, tier ${tier}: efficiency at ${row.processes} processes`, '≥ 0.8', row.efficiency, '', row.efficiency >= 0.8);
 }
 
-function git(...a: string[]): string | null {
-  try {
-    return execFileSync('git', a, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return null;
-  }
-}
-
 const when = new Date().toISOString();
 let failed: unknown = null;
 try {
@@ -263,15 +254,7 @@ if (failed) {
 
 const report: BenchReport = {
   when,
-  machine: {
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model,
-    memory_gib: Math.round(totalmem() / 2 ** 30),
-    platform: `${platform()} ${release()}`,
-    node: process.version,
-    git_commit: git('rev-parse', '--short', 'HEAD'),
-    git_dirty: Boolean(git('status', '--porcelain')),
-  },
+  machine: machineInfo(),
   settings: { scenarios, repeat, duration_s: duration, warmup_s: warmup, database: db!.kind, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim() },
   runs,
   ratios,

@@ -40,6 +40,8 @@ export interface MeasureOptions {
   label: string;
   /** Write the progress line to stderr (updated in place). */
   progress: boolean;
+  /** Requests per second over all connections (autocannon `overallRate`); absent: as fast as the service answers. */
+  overallRate?: number;
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -81,7 +83,15 @@ export function measure(url: string, requests: string[], o: MeasureOptions): Pro
     // \r and erase-to-end-of-line: the line is rewritten in place each second.
     const line = (text: string, end = '') => o.progress && process.stderr.write(`\r[${o.label}] ${text}\x1b[K${end}`);
     const instance = autocannon(
-      { url, method: 'POST', connections: o.connections, duration: o.seconds, headers: { 'content-type': 'application/json', ...o.headers }, requests: requests.map((body) => ({ body })) },
+      {
+        url,
+        method: 'POST',
+        connections: o.connections,
+        duration: o.seconds,
+        headers: { 'content-type': 'application/json', ...o.headers },
+        requests: requests.map((body) => ({ body })),
+        ...(o.overallRate ? { overallRate: o.overallRate } : {}),
+      },
       (err, result) => {
         if (err) return reject(err);
         const sorted = Float64Array.from(latencies).sort();

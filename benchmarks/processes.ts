@@ -1,11 +1,43 @@
 /** Child processes and autocannon runs shared by the HTTP benchmarks. */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { cpus, platform, release, totalmem } from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
+
+function git(...a: string[]): string | null {
+  try {
+    return execFileSync('git', a, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+export interface MachineInfo {
+  cpus: number;
+  cpu: string | undefined;
+  memory_gib: number;
+  platform: string;
+  node: string;
+  git_commit: string | null;
+  git_dirty: boolean;
+}
+
+/** The machine and checkout a report was measured on. */
+export function machineInfo(): MachineInfo {
+  return {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    platform: `${platform()} ${release()}`,
+    node: process.version,
+    git_commit: git('rev-parse', '--short', 'HEAD'),
+    git_dirty: Boolean(git('status', '--porcelain')),
+  };
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -4,6 +4,7 @@
  */
 import type { CpuPerRequest } from './cpu.ts';
 import type { Histogram, Measurement } from './measure.ts';
+import type { MachineInfo } from './processes.ts';
 
 export type Scenario = 'standard' | 'document' | 'scaling';
 
@@ -50,7 +51,7 @@ export interface TargetCheck {
 
 export interface BenchReport {
   when: string;
-  machine: { cpus: number; cpu: string | undefined; memory_gib: number; platform: string; node: string; git_commit: string | null; git_dirty: boolean };
+  machine: MachineInfo;
   settings: { scenarios: Scenario[]; repeat: number; duration_s: number; warmup_s: number; database: string; command: string };
   runs: RunRecord[];
   ratios: Ratio[];

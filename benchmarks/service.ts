@@ -22,11 +22,14 @@ export interface Database {
   dispose(): Promise<void>;
 }
 
-/** The database every service of this run uses (one, so the key minted once stays valid across restarts). */
-export async function openDatabase(embedded: boolean): Promise<Database> {
+/**
+ * The database every service of this run uses (one, so the key minted once stays valid across restarts).
+ * `name`: the local database to recreate (a soak uses its own, so a bench run beside it keeps `cf_bench`).
+ */
+export async function openDatabase(embedded: boolean, name = 'cf_bench'): Promise<Database> {
   if (!embedded) {
-    const kind = process.env.DATABASE_URL ? 'DATABASE_URL' : 'local cf_bench';
-    return { kind, env: { DATABASE_URL: await benchmarkDatabase('cf_bench') }, dispose: async () => undefined };
+    const kind = process.env.DATABASE_URL ? 'DATABASE_URL' : `local ${name}`;
+    return { kind, env: { DATABASE_URL: await benchmarkDatabase(name) }, dispose: async () => undefined };
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'cf-bench-'));
   // The embedded cluster runs as the postgres system user when we are root: it must traverse DATA_DIR.

@@ -40,6 +40,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
   private live = false;
   private subscribedBefore = false;
   private subscribing = false;
+  private closed = false;
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
@@ -79,7 +80,8 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
 
   /** Caches fall back to the short TTL (`cacheTtlMs`) from now on. */
   private lost(): void {
-    if (!this.live) return;
+    // Our own disconnect at shutdown is not an outage.
+    if (!this.live || this.closed) return;
     this.live = false;
     this.logger?.warn({ channel: this.channel }, 'invalidation bus: lost Redis, caches live at most 1 s until it is back');
   }
@@ -109,6 +111,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
   }
 
   override async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.heartbeat);
     this.subscriber.disconnect();
   }

@@ -47,7 +47,16 @@ export async function startReliabilityApp(opts: { deliveries: boolean; env?: Rec
     app,
     receiver,
     settle: async () => {
-      await app.built.services.webhookPump?.settle();
+      const pump = app.built.services.webhookPump;
+      if (!pump) return;
+      // Bounded: a delivery that can never be sent must fail the test with its sequence, not time it out.
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('webhook deliveries did not settle within 5 s')), 5_000)));
+      try {
+        await Promise.race([pump.settle(), limit]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     close: async () => {
       await app.close();

@@ -26,6 +26,8 @@ const RUNS = cases(40, 400);
 let r: ReliabilityApp;
 let fx: OrgFixture;
 let revokedKey: string;
+/** Requests sent by the random cases and by the sweeps (printed at the end: docs/reliability.md's figures). */
+const sent = { random: 0, sweep: 0 };
 /** A real cursor of each list (its second page), by route key. */
 const cursors = new Map<string, string>();
 
@@ -467,7 +469,7 @@ describe.each(ROUTES.map((e, i) => [routeKey(e), e, i] as const))('fuzzing %s', 
     `${RUNS} cases keep the error contract (seed ${SEED + i})`,
     async () => {
       await fc.assert(
-        fc.asyncProperty(caseArb(e), (c) => runCase(e, c)),
+        fc.asyncProperty(caseArb(e), (c) => (sent.random++, runCase(e, c))),
         { numRuns: RUNS, seed: SEED + i },
       );
     },
@@ -501,6 +503,7 @@ describe.each(ROUTES.filter((e) => e.bodies).map((e) => [routeKey(e), e] as cons
       const failures: string[] = [];
       const all = sweep(e);
       for (const c of all) {
+        sent.sweep++;
         try {
           await runCase(e, c);
         } catch (err) {
@@ -519,5 +522,6 @@ describe('after the fuzzing', () => {
     const scan = await call(r.app, 'POST', '/v1/scans', { key: fx.org.admin, json: scanBody(null) });
     expect(scan.status, scan.text).toBe(201);
     expect(scan.body.decision).toBeDefined();
+    console.log(`fuzz (seed ${SEED}): ${ROUTES.length} routes, ${sent.random} random cases (shrinking included), ${sent.sweep} sweep cases`);
   });
 });

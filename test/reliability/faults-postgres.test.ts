@@ -7,7 +7,7 @@ import { freePort, start, stop } from '../../benchmarks/processes.ts';
 import { buildOrg, call, expectProblem, startTestApp, TEST_MASTER_SECRET, type TestApp } from '../support/harness.ts';
 import { ThrowawayPostgres } from '../support/pg-cluster.ts';
 import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
-import { budgetMs } from './profile.ts';
+import { budgetMs, cases } from './profile.ts';
 
 /**
  * PostgreSQL restarted (`pg_ctl stop -m fast` terminates every connection with 57P01) and killed
@@ -132,28 +132,30 @@ describe('a server process under load while PostgreSQL restarts, then crashes', 
     const loops = Array.from({ length: 8 }, loop);
     const served = async () => (await fetch(`${base}/v1/scans?limit=1`, { headers: { authorization: `Bearer ${org.admin}` } })).status === 200;
 
-    await new Promise((r) => setTimeout(r, 1_000));
-    await pg.restart();
-    const afterRestartMs = await until(served, 15_000);
-    await new Promise((r) => setTimeout(r, 1_000));
-    pg.kill();
-    await new Promise((r) => setTimeout(r, 1_500));
-    const ready = await fetch(`${base}/readyz`);
-    expect(ready.status).toBe(503);
-    await pg.start();
-    const afterCrashMs = await until(served, 15_000);
+    // Each cycle: a fast restart, then a crash (SIGKILL of the postmaster) with an outage of 1.5 s.
+    const recovery: { restartMs: number; crashMs: number }[] = [];
+    for (let cycle = 0; cycle < cases(1, 5); cycle++) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      await pg.restart();
+      const restartMs = await until(served, 15_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      pg.kill();
+      await new Promise((r) => setTimeout(r, 1_500));
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(503);
+      await pg.start();
+      recovery.push({ restartMs, crashMs: await until(served, 15_000) });
+    }
     await new Promise((r) => setTimeout(r, 1_000));
     running = false;
     await Promise.all(loops);
 
     expect(alive, 'the server process exited').toBe(true);
-    expect(afterRestartMs).toBeLessThan(15_000);
-    expect(afterCrashMs).toBeLessThan(15_000);
     // Only successes and "database unavailable": never a 500.
     expect([...statuses.keys()].sort()).toEqual(['201', '503 service.database_unavailable']);
     const { rows } = await minter.db.query<{ n: number }>('SELECT count(*)::int AS n FROM scans WHERE org_id = $1 AND id = ANY($2)', [org.orgId, acknowledged]);
     expect(rows[0]!.n).toBe(acknowledged.length);
-    console.info(`faults-postgres: ${JSON.stringify(Object.fromEntries(statuses))}; served again ${afterRestartMs} ms after the restart, ${afterCrashMs} ms after the crash`);
+    console.info(`faults-postgres: ${JSON.stringify(Object.fromEntries(statuses))}; ${acknowledged.length} acknowledged, all stored; served again after each restart / crash (ms): ${JSON.stringify(recovery)}`);
   });
 });
 
@@ -173,16 +175,22 @@ describe('the embedded PostgreSQL that the server started dies', () => {
     const port = await freePort();
     ({ child } = await start(
       ['api/server.ts'],
-      { DATA_DIR: dir, DATABASE_URL: undefined, PORT: String(port), HOST: '127.0.0.1', WORKER_THREADS: '0', LOG_LEVEL: 'warn', METRICS_ENABLED: 'false', REDIS_URL: undefined, SECRET_KEY: undefined, CLUSTER_WORKERS: undefined },
+      { DATA_DIR: dir, DATABASE_URL: undefined, PORT: String(port), HOST: '127.0.0.1', WORKER_THREADS: '0', LOG_LEVEL: 'info', METRICS_ENABLED: 'false', REDIS_URL: undefined, SECRET_KEY: undefined, CLUSTER_WORKERS: undefined },
       null,
       port,
     ));
+    const output: string[] = [];
+    child!.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+    child!.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
     const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
     expect(await ready()).toBe(true);
     const killed = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
     process.kill(killed, 'SIGKILL');
     await until(async () => !(await ready()), 5_000);
-    const recoveredMs = await until(ready, 30_000);
+    const recoveredMs = await until(ready, 30_000).catch((err: Error) => {
+      const pgLog = path.join(dir, 'pg', 'embedded.log');
+      throw new Error(`${err.message}\nserver:\n${output.join('').slice(-3000)}\nembedded.log:\n${existsSync(pgLog) ? readFileSync(pgLog, 'utf8').slice(-3000) : '(none)'}`);
+    });
     expect(Number.parseInt(readFileSync(pidFile, 'utf8'), 10)).not.toBe(killed);
     console.info(`faults-postgres: embedded postmaster killed; the server restarted it and was ready again ${recoveredMs} ms later`);
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));

@@ -1,10 +1,9 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { RETRY_SCHEDULE_MS } from '../../services/webhook-delivery.ts';
-import { buildOrg, call, isolatedDatabase, startTestApp, TEST_MASTER_SECRET, type TestApp } from '../support/harness.ts';
-import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
+import { buildOrg, call, isolatedDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { WebhookService } from '../support/webhook-service.ts';
 
 // A process killed in the middle of the schedule: the next process resumes it with no attempt lost,
 // and only the attempt that was in flight at the kill is made twice (at-least-once).
@@ -16,41 +15,19 @@ let clock: ManualClock;
 let app: TestApp;
 let receiver: Receiver;
 let databaseUrl: string;
-const children: ChildProcess[] = [];
+const services: WebhookService[] = [];
 
-async function startChild(at: Date): Promise<ChildProcess> {
-  const child = fork(path.join(import.meta.dirname, '..', 'support', 'webhook-child.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'silent',
-      WORKER_THREADS: '0',
-      METRICS_ENABLED: 'false',
-      WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
-      WEBHOOK_CA_FILE: TEST_CA_FILE,
-      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-      WEBHOOK_POLL_MS: '25',
-      CHILD_CLOCK: at.toISOString(),
-      CHILD_MASTER_SECRET: TEST_MASTER_SECRET,
-    },
-  });
-  children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`child exited early (${code})`)));
-  });
-  return child;
+/** The delivering process, its clock at `at`. */
+async function startChild(at: Date): Promise<WebhookService> {
+  const svc = await WebhookService.start({ databaseUrl, at: at.getTime(), timeoutMs: TIMEOUT_MS });
+  services.push(svc);
+  return svc;
 }
 
 /** Moves both clocks (this process stores scans; the child delivers). */
-async function setTime(child: ChildProcess, at: number): Promise<void> {
+async function setTime(svc: WebhookService, at: number): Promise<void> {
   clock.set(new Date(at));
-  await new Promise<void>((resolve) => {
-    child.once('message', () => resolve());
-    child.send({ set: new Date(at).toISOString() });
-  });
+  await svc.setTime(at);
 }
 
 const until = async (what: () => boolean | Promise<boolean>, ms = 10_000) => {
@@ -69,7 +46,7 @@ beforeAll(async () => {
   app = await startTestApp({ clock, env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1' } });
 });
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  for (const svc of services) await svc.kill();
   await app?.close();
   await receiver?.close();
 });
@@ -101,8 +78,7 @@ it('resumes the retry schedule after the delivering process is killed mid-attemp
   hang = true;
   await setTime(a, T0 + RETRY_SCHEDULE_MS[2]);
   await receiver.waitFor(3);
-  a.kill('SIGKILL');
-  await new Promise((r) => a.once('exit', r));
+  await a.kill();
   hang = false;
   expect(await delivery()).toMatchObject({ status: 'failed', attempt: 2 });
 

@@ -1,11 +1,9 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { freePort } from '../../benchmarks/processes.ts';
 import { verifyWebhookSignature } from '../../client/index.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../services/webhook-delivery.ts';
-import { buildOrg, call, isolatedDatabase, startTestApp, TEST_MASTER_SECRET, type TestApp } from '../support/harness.ts';
-import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
+import { buildOrg, call, isolatedDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { WebhookService } from '../support/webhook-service.ts';
 import { sleep, until } from './load.ts';
 import { budgetMs, cases } from './profile.ts';
 
@@ -51,68 +49,18 @@ interface Receipt {
   answer: number | 'held';
 }
 
-/** A service process (test/support/webhook-child.ts): the API on its port, the pump, a manual clock. */
-class ServiceProcess {
-  private constructor(
-    readonly child: ChildProcess,
-    readonly port: number,
-    public now: number,
-  ) {}
 
-  static async start(databaseUrl: string, at: number): Promise<ServiceProcess> {
-    const port = await freePort();
-    const child = fork(path.join(import.meta.dirname, '..', 'support', 'webhook-child.ts'), [], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: '',
-        LOG_LEVEL: 'silent',
-        WORKER_THREADS: '0',
-        METRICS_ENABLED: 'false',
-        WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
-        WEBHOOK_CA_FILE: TEST_CA_FILE,
-        WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-        WEBHOOK_POLL_MS: '25',
-        WEBHOOK_CONCURRENCY: '256',
-        CHILD_PORT: String(port),
-        CHILD_CLOCK: new Date(at).toISOString(),
-        CHILD_MASTER_SECRET: TEST_MASTER_SECRET,
-      },
-    });
-    children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`service process exited early (${code})`)));
-    });
-    return new ServiceProcess(child, port, at);
-  }
-
-  get baseUrl(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async setTime(at: number): Promise<void> {
-    this.now = at;
-    await new Promise<void>((resolve) => {
-      this.child.once('message', () => resolve());
-      this.child.send({ set: new Date(at).toISOString() });
-    });
-  }
-
-  async kill(): Promise<void> {
-    const exited = new Promise((r) => this.child.once('exit', r));
-    this.child.kill('SIGKILL');
-    await exited;
-  }
+const services: WebhookService[] = [];
+/** A fresh service process (API + pump) on the database, its clock at `at`. */
+async function startService(databaseUrl: string, at: number): Promise<WebhookService> {
+  const svc = await WebhookService.start({ databaseUrl, at, timeoutMs: TIMEOUT_MS, serve: true, env: { WEBHOOK_CONCURRENCY: '256' } });
+  services.push(svc);
+  return svc;
 }
-
-const children: ChildProcess[] = [];
 let minter: TestApp | null = null;
 let receiver: Receiver | null = null;
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const svc of services) await svc.kill();
   await minter?.close();
   await receiver?.close();
 });
@@ -129,7 +77,7 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
   expect(hook.status).toBe(201);
   const secret = hook.body.secret as string;
 
-  let svc = await ServiceProcess.start(databaseUrl, T0);
+  let svc = await startService(databaseUrl, T0);
   /** When each killed process was seen to exit (ms). */
   const kills: number[] = [];
   const killService = async () => {
@@ -202,7 +150,7 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
   const acknowledged: string[] = [];
   let refused = 0;
   let sent = 0;
-  const scanOn = (target: ServiceProcess, stopAt: () => boolean) => async () => {
+  const scanOn = (target: WebhookService, stopAt: () => boolean) => async () => {
     while (!stopAt()) {
       const i = sent++;
       const res = await fetch(`${target.baseUrl}/v1/scans`, {
@@ -230,7 +178,7 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
 
   // 2. A fresh process at the same time takes the rest of the scans; nothing is held any more.
   hold = () => false;
-  svc = await ServiceProcess.start(databaseUrl, T0);
+  svc = await startService(databaseUrl, T0);
   const second = svc;
   await Promise.all(Array.from({ length: 4 }, scanOn(second, () => acknowledged.length >= SCANS)));
   await settle();
@@ -246,7 +194,7 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
   const heldBefore = receipts.filter((r) => r.answer === 'held').length;
   await killService();
   hold = () => false;
-  svc = await ServiceProcess.start(databaseUrl, svc.now);
+  svc = await startService(databaseUrl, svc.now);
   await svc.setTime(svc.now + LEASE_MS + 1_000);
   await settle();
   await onSchedule();
@@ -254,7 +202,7 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
   // 4. Killed while retries are only pending (nothing in flight); the next process starts 11 minutes
   //    in, past the 2 min and 10 min attempts: the overdue ones are made back to back.
   await killService();
-  svc = await ServiceProcess.start(databaseUrl, T0 + 11 * MIN);
+  svc = await startService(databaseUrl, T0 + 11 * MIN);
   await settle();
   await onSchedule();
 
@@ -267,7 +215,7 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
   const heldAtLastKill = receipts.filter((r) => r.answer === 'held').length;
   await killService();
   hold = () => false;
-  svc = await ServiceProcess.start(databaseUrl, svc.now);
+  svc = await startService(databaseUrl, svc.now);
   await svc.setTime(svc.now + LEASE_MS + 1_000);
   await settle();
   await onSchedule();

@@ -155,7 +155,7 @@ interface Mutation {
 }
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   at: fc.nat(),
-  op: fc.constantFrom<Mutation['op']>('replace', 'replace', 'replace', 'delete', 'add', 'wrap', 'taint', 'taint'),
+  op: fc.constantFrom<Mutation['op']>('replace', 'replace', 'replace', 'delete', 'add', 'wrap', 'taint', 'taint', 'taint'),
   key: weirdKey,
   value: weirdValue,
   taint: fc.constantFrom(...LONE, ...NUL, '\ufffe', '\u2028', '\\', '"', '%00'),
@@ -254,7 +254,7 @@ function bodyArb(e: RouteEntry): fc.Arbitrary<Body> {
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant<Body>({ kind: 'none' }) },
     { weight: 3, arbitrary: fc.nat().map((variant): Body => ({ kind: 'valid', variant })) },
-    { weight: 12, arbitrary: fc.record({ variant: fc.nat(), mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }) }).map((b): Body => ({ kind: 'mutated', ...b })) },
+    { weight: 12, arbitrary: fc.record({ variant: fc.nat(), mutations: fc.oneof({ weight: 3, arbitrary: fc.tuple(mutation).map((m) => [...m]) }, { weight: 1, arbitrary: fc.array(mutation, { minLength: 2, maxLength: 3 }) }) }).map((b): Body => ({ kind: 'mutated', ...b })) },
     { weight: 3, arbitrary: random },
   );
 }
@@ -283,6 +283,11 @@ function pathIdArb(param: string): fc.Arbitrary<PathId> {
 }
 const ulidBodyExample = '01M808QC4BEWC3KY6QSW94ETYF';
 
+/** `arb` one time in `oneIn`, else null (fc.option's `freq` gives the odds of null instead). */
+function maybe<T>(arb: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | null> {
+  return fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
+}
+
 const JUNK_QUERY = ['', '%00', 'a%00b', '%ED%A0%80', '%', '%zz', '%FF', 'x'.repeat(300), '-1', '0', '1e3', 'true', '[]', '{}', "'", '2026-13-45T00:00:00Z', '0000-01-01T00:00:00Z'];
 const queryValue = (valid: string[]) =>
   fc.oneof(
@@ -297,7 +302,7 @@ const LIMITS = ['0', '-1', '1', '2', '200', '201', '10000', '10001', '1e3', 'abc
 function queryArb(e: RouteEntry): fc.Arbitrary<string> {
   const parts: fc.Arbitrary<string[]>[] = [];
   for (const [name, valid] of Object.entries(e.query ?? {})) {
-    parts.push(fc.option(fc.array(queryValue(valid), { minLength: 1, maxLength: 2 }), { freq: 2 }).map((vs) => (vs ?? []).map((v) => `${name}=${v}`)));
+    parts.push(maybe(fc.array(queryValue(valid), { minLength: 1, maxLength: 2 }), 2).map((vs) => (vs ?? []).map((v) => `${name}=${v}`)));
   }
   if (e.list) {
     const cursor = fc.oneof(
@@ -307,10 +312,10 @@ function queryArb(e: RouteEntry): fc.Arbitrary<string> {
       fc.string({ maxLength: 40 }).map(encodeURIComponent),
       fc.constant('A'.repeat(3000)),
     );
-    parts.push(fc.option(cursor, { freq: 2 }).map((c) => (c === null ? [] : [`cursor=${c}`])));
-    parts.push(fc.option(fc.array(fc.constantFrom(...LIMITS), { minLength: 1, maxLength: 2 }), { freq: 2 }).map((ls) => (ls ?? []).map((l) => `limit=${l}`)));
+    parts.push(maybe(cursor, 2).map((c) => (c === null ? [] : [`cursor=${c}`])));
+    parts.push(maybe(fc.array(fc.constantFrom(...LIMITS), { minLength: 1, maxLength: 2 }), 2).map((ls) => (ls ?? []).map((l) => `limit=${l}`)));
   }
-  parts.push(fc.option(fc.constantFrom('foo=bar', 'limit', '=', '&&', 'a[b]=c', '%00=1', '%ED%A0%80=1'), { freq: 5 }).map((u) => (u === null ? [] : [u])));
+  parts.push(maybe(fc.constantFrom('foo=bar', 'limit', '=', '&&', 'a[b]=c', '%00=1', '%ED%A0%80=1'), 6).map((u) => (u === null ? [] : [u])));
   return fc.tuple(...parts).map((ps) => ps.flat().join('&'));
 }
 
@@ -362,11 +367,11 @@ const headersArb: fc.Arbitrary<CaseHeaders> = fc.record({
     },
     { weight: 1, arbitrary: headerValue },
   ),
-  accept: fc.option(fc.oneof(fc.constantFrom('application/json', 'text/event-stream', 'text/csv', 'text/csv;q=0.5, application/json;q=0.9', 'text/event-stream, text/csv', 'text/html', 'application/problem+json', '*/*', 'image/png'), headerValue), { freq: 2 }),
-  idempotencyKey: fc.option(fc.oneof(fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 40 }), fc.constant('fuzz-reused-key'), fc.constant('k'.repeat(256)), headerValue), { freq: 3 }),
-  apiVersion: fc.option(fc.oneof(fc.constantFrom('2026-11-01', '2026-02-29', '2030-01-01', '1999-01-01', '2026-11-1', '9999-99-99', 'yesterday'), headerValue), { freq: 4 }),
-  requestId: fc.option(fc.oneof(fc.constantFrom('req-123', 'a'.repeat(129), 'x:y.z-1'), headerValue), { freq: 4 }),
-  method: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), { freq: 15 }),
+  accept: maybe(fc.oneof(fc.constantFrom('application/json', 'text/event-stream', 'text/csv', 'text/csv;q=0.5, application/json;q=0.9', 'text/event-stream, text/csv', 'text/html', 'application/problem+json', '*/*', 'image/png'), headerValue), 2),
+  idempotencyKey: maybe(fc.oneof(fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 40 }), fc.constant('fuzz-reused-key'), fc.constant('k'.repeat(256)), headerValue), 4),
+  apiVersion: maybe(fc.oneof(fc.constantFrom('2026-11-01', '2026-02-29', '2030-01-01', '1999-01-01', '2026-11-1', '9999-99-99', 'yesterday'), headerValue), 5),
+  requestId: maybe(fc.oneof(fc.constantFrom('req-123', 'a'.repeat(129), 'x:y.z-1'), headerValue), 5),
+  method: maybe(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), 15),
 });
 
 interface Case {

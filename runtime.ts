@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from './config.ts';
 import { buildKeyring, type Keyring } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
@@ -8,6 +9,9 @@ import { createRedis, waitForRedis, type Redis } from './lib/redis.ts';
 import { createPool, type Db } from './store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from './store/embedded.ts';
 import { migrate } from './store/migrate.ts';
+
+// The longest close() waits for checked-out database connections before it goes on regardless.
+const POOL_END_TIMEOUT_MS = 5_000;
 
 /** The long-lived resources of a process (server or CLI): database, Redis, keys. */
 export interface Runtime {
@@ -83,7 +87,11 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opti
     keyring,
     embedded,
     close: async () => {
-      await db.end().catch((err: Error) => logger.error({ err: err.message }, 'closing the pool failed'));
+      // Bounded: a connection someone never released must not keep the embedded cluster running.
+      const ended = db.end().catch((err: Error) => logger.error({ err: err.message }, 'closing the pool failed'));
+      if ((await Promise.race([ended.then(() => true), sleep(POOL_END_TIMEOUT_MS).then(() => false)])) === false) {
+        logger.warn({ timeout_ms: POOL_END_TIMEOUT_MS }, 'database connections still in use at shutdown: closing without them');
+      }
       if (redis) await redis.quit().catch(() => redis.disconnect());
       if (embedded) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
     },

@@ -19,6 +19,9 @@ import { exitOnFatalErrors, forceExit, holdSignals, SHUTDOWN_MESSAGE } from './s
  * exits at once, still stopping the embedded cluster (api/signals.ts). With `--cluster N` (or CLUSTER_WORKERS=N) this
  * process is the primary of N such processes sharing the port instead (api/cluster.ts).
  */
+// Past the drain (SHUTDOWN_TIMEOUT_MS), closing the pools and stopping PostgreSQL get this long.
+const SHUTDOWN_MARGIN_MS = 30_000;
+
 async function main(): Promise<void> {
   const config = loadConfigOrReport();
   if (!config) process.exit(1);
@@ -61,6 +64,8 @@ async function main(): Promise<void> {
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
+    // Whatever hangs past the drain and a margin, the exit still comes and still stops the embedded PostgreSQL.
+    setTimeout(() => forceExit(logger, 'shutdown did not finish in time'), config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS).unref();
     // Idle sockets first, and Connection: close on every response still to come (api/drain.ts).
     drain.start(server);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));

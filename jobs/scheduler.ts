@@ -180,6 +180,9 @@ function keepNotificationsAlive(backend: PostgresBackend, logger: Logger): () =>
     logger.warn({ err: err.message, state: channel.state }, 'job notification channel: connection lost, reconnecting');
   });
   channel.on('stateChange', (state: string) => {
+    // A reconnect that was waiting for a connection when the scheduler stopped completes afterwards:
+    // let go of its LISTEN connection, or closing the pool would wait for it forever.
+    if (state === 'connected' && stopped) return void channel.disconnect().catch(() => undefined);
     if (state === 'connected' && lost) {
       lost = false;
       logger.info('job notification channel reconnected');

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -147,12 +148,15 @@ export class EmbeddedPostgres {
     const pid = Number.parseInt(lines[0] ?? '', 10);
     const port = Number.parseInt(lines[3] ?? '', 10);
     if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EPERM') return null;
+    const state = await processState(pid);
+    if (state === 'zombie') {
+      // A postmaster that was killed but not yet reaped: its parent is PID 1 (pg_ctl starts it
+      // detached), which in a container may reap late or never. PostgreSQL itself would take the
+      // zombie for a live postmaster and refuse to start, so its lock file goes.
+      await rm(path.join(clusterDir, 'postmaster.pid'), { force: true });
+      return null;
     }
-    return port;
+    return state === 'alive' ? port : null;
   }
 
   private async initdb(state: EmbeddedState, runAs: RunAs | null): Promise<void> {
@@ -306,6 +310,24 @@ async function ephemeralLow(): Promise<number | null> {
     return Number.isInteger(low) ? low : null;
   } catch {
     return null;
+  }
+}
+
+/** Whether `pid` runs, is gone, or is a zombie (dead, not yet reaped: `kill(pid, 0)` still succeeds). */
+async function processState(pid: number): Promise<'alive' | 'gone' | 'zombie'> {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return 'gone';
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S …"; the state letter follows the last ')'.
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const letter = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return letter === 'Z' || letter === 'X' ? 'zombie' : 'alive';
+  } catch {
+    // No /proc (not Linux), or it vanished just now.
+    return existsSync(`/proc/${pid}`) || process.platform !== 'linux' ? 'alive' : 'gone';
   }
 }
 

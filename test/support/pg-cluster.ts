@@ -1,4 +1,5 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createPool } from '../../store/db.ts';
@@ -45,12 +46,20 @@ export class ThrowawayPostgres {
     await this.handle.stop();
   }
 
-  /** Starts it again on the same port; retries while a killed postmaster's children still hold its shared memory. */
+  /**
+   * Starts it again on the same port (clients keep their URL): waits while the port is still held,
+   * and retries while a killed postmaster's children still hold its shared memory.
+   */
   async start(): Promise<void> {
+    const url = this.handle.url;
+    const port = Number(new URL(url).port);
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
+        // ensure() would move to another port if this one were taken.
+        if (!(await portFree(port))) throw new Error(`port ${port} still in use`);
         this.handle = await new EmbeddedPostgres(this.dir).ensure();
+        if (this.handle.url !== url) throw new Error(`restarted on another address: ${this.handle.url}`);
         return;
       } catch (err) {
         if (Date.now() > deadline) throw err;
@@ -82,8 +91,28 @@ export class ThrowawayPostgres {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private postmasterPid(): number {
-    const state = JSON.parse(readFileSync(path.join(this.dir, 'embedded-postgres.json'), 'utf8')) as { clusterDir: string };
-    return Number.parseInt(readFileSync(path.join(state.clusterDir, 'postmaster.pid'), 'utf8'), 10);
+  /** The end of the cluster's server log, for a failing test's message. */
+  logTail(chars = 3000): string {
+    try {
+      return readFileSync(path.join(this.clusterDir(), 'embedded.log'), 'utf8').slice(-chars);
+    } catch {
+      return '(no log)';
+    }
   }
+
+  private clusterDir(): string {
+    return (JSON.parse(readFileSync(path.join(this.dir, 'embedded-postgres.json'), 'utf8')) as { clusterDir: string }).clusterDir;
+  }
+
+  private postmasterPid(): number {
+    return Number.parseInt(readFileSync(path.join(this.clusterDir(), 'postmaster.pid'), 'utf8'), 10);
+  }
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
 }

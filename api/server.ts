@@ -12,6 +12,9 @@ import { clusterWorkers, runPrimary } from './cluster.ts';
 import { createMetrics } from './metrics.ts';
 import { exitOnFatalErrors, forceExit, holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
 
+// Past the drain (SHUTDOWN_TIMEOUT_MS), closing the pools and stopping PostgreSQL get this long.
+const SHUTDOWN_MARGIN_MS = 30_000;
+
 /**
  * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
  * accepting, drain in-flight requests (up to SHUTDOWN_TIMEOUT_MS), close the pools and stop the
@@ -19,9 +22,6 @@ import { exitOnFatalErrors, forceExit, holdSignals, SHUTDOWN_MESSAGE } from './s
  * exits at once, still stopping the embedded cluster (api/signals.ts). With `--cluster N` (or CLUSTER_WORKERS=N) this
  * process is the primary of N such processes sharing the port instead (api/cluster.ts).
  */
-// Past the drain (SHUTDOWN_TIMEOUT_MS), closing the pools and stopping PostgreSQL get this long.
-const SHUTDOWN_MARGIN_MS = 30_000;
-
 async function main(): Promise<void> {
   const config = loadConfigOrReport();
   if (!config) process.exit(1);

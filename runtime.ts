@@ -69,7 +69,7 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opti
     // The server owns its database: if the postmaster dies, start it again (the CLI's runs are too short to need it).
     if (options.superviseEmbedded) embedded.supervise();
   }
-  const db = createPool(url, config.DATABASE_POOL_MAX, (err) => logger.error({ err: err.message }, 'idle database client error'));
+  const db = createPool(url, config.DATABASE_POOL_MAX, (err) => logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'));
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');

@@ -47,7 +47,7 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
     }
     // Once, here, rather than N times at once in the workers (both are safe; this is quieter).
     await loadMasterSecret(config);
-    const db = createPool(workerEnv.DATABASE_URL ?? config.DATABASE_URL!, 1, (err) => logger.error({ err: err.message }, 'idle database client error'));
+    const db = createPool(workerEnv.DATABASE_URL ?? config.DATABASE_URL!, 1, (err) => logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'));
     try {
       const applied = await migrate(db);
       if (applied.length) logger.info({ applied }, 'migrations applied');

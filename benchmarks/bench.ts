@@ -26,58 +26,34 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { SURFACES } from '../engine/detector.ts';
 import { cpuPerRequest, formatCpu, sampleCpu } from './cpu.ts';
 import { bodies, documentBodies } from './fixtures.ts';
 import { formatSummary, measure, type Measurement } from './measure.ts';
 import { medianRatios, medianScaling, round3, targetsOf, type Check } from './rounds.ts';
+import { parseCli } from './cli.ts';
 import { machineInfo, ROOT, start, stop } from './processes.ts';
 import { renderHtml, type BenchReport, type Ratio, type RunRecord, type Scenario, type ScalingRow, type TargetCheck } from './report-html.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
 const USAGE = 'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--repeat N] [--embedded] [--profile DIR] [--json]';
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n${USAGE}\n`);
-  process.exit(2);
-}
+const { values: args, fail, positiveInt } = parseCli(USAGE, {
+  scenario: { type: 'string', default: 'standard' },
+  tier: { type: 'string' },
+  connections: { type: 'string' },
+  duration: { type: 'string', default: '10' },
+  warmup: { type: 'string', default: '3' },
+  'body-chars': { type: 'string' },
+  surface: { type: 'string' },
+  cluster: { type: 'string' },
+  repeat: { type: 'string', default: '1' },
+  embedded: { type: 'boolean', default: false },
+  // The service writes V8 CPU profiles (.cpuprofile, one per process and thread) here when it stops.
+  profile: { type: 'string' },
+  json: { type: 'boolean', default: false },
+});
 
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      scenario: { type: 'string', default: 'standard' },
-      tier: { type: 'string' },
-      connections: { type: 'string' },
-      duration: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '3' },
-      'body-chars': { type: 'string' },
-      surface: { type: 'string' },
-      cluster: { type: 'string' },
-      repeat: { type: 'string', default: '1' },
-      embedded: { type: 'boolean', default: false },
-      // The service writes V8 CPU profiles (.cpuprofile, one per process and thread) here when it stops.
-      profile: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
-} catch (err) {
-  fail((err as Error).message);
-}
-const args = parsed.values;
-if (args.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-
-function positiveInt(name: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) fail(`--${name} takes a positive integer (got ${JSON.stringify(raw)})`);
-  return n;
-}
 const SCENARIOS: Scenario[] = ['standard', 'document', 'scaling'];
 const scenarios: Scenario[] = args.scenario === 'all' ? SCENARIOS : SCENARIOS.includes(args.scenario as Scenario) ? [args.scenario as Scenario] : fail(`unknown --scenario ${args.scenario}`);
 const tiers = args.tier?.split(',').map((t) => t.trim());

@@ -16,46 +16,23 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { cpuPerRequest, formatCpu, sampleCpu, type CpuPerRequest } from './cpu.ts';
 import { bodies } from './fixtures.ts';
 import { formatSummary, measure, type RunSummary } from './measure.ts';
+import { parseCli } from './cli.ts';
 import { machineInfo, ROOT, type MachineInfo } from './processes.ts';
 import { round3 } from './rounds.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
 const USAGE = 'usage: npm run soak -- [--minutes 10] [--rate-fraction 0.5] [--connections 50] [--calibrate 10] [--json]';
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      minutes: { type: 'string', default: '10' },
-      'rate-fraction': { type: 'string', default: '0.5' },
-      connections: { type: 'string', default: '50' },
-      calibrate: { type: 'string', default: '10' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
-} catch (err) {
-  fail((err as Error).message);
-}
-const args = parsed.values;
-if (args.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-function positiveInt(name: string, raw: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) fail(`--${name} takes a positive integer (got ${JSON.stringify(raw)})`);
-  return n;
-}
+const { values: args, fail, positiveInt } = parseCli(USAGE, {
+  minutes: { type: 'string', default: '10' },
+  'rate-fraction': { type: 'string', default: '0.5' },
+  connections: { type: 'string', default: '50' },
+  calibrate: { type: 'string', default: '10' },
+  json: { type: 'boolean', default: false },
+});
 const minutes = positiveInt('minutes', args.minutes);
 const connections = positiveInt('connections', args.connections);
 const calibrateSeconds = positiveInt('calibrate', args.calibrate);

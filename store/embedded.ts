@@ -342,7 +342,8 @@ function anyFreePort(): Promise<number> {
   });
 }
 
-function isPortFree(port: number): Promise<boolean> {
+/** Whether 127.0.0.1:`port` can be listened on now. */
+export function isPortFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();
     srv.once('error', () => resolve(false));

@@ -1,9 +1,8 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createPool } from '../../store/db.ts';
-import { EmbeddedPostgres, type EmbeddedHandle } from '../../store/embedded.ts';
+import { EmbeddedPostgres, isPortFree, type EmbeddedHandle } from '../../store/embedded.ts';
 import { migrate } from '../../store/migrate.ts';
 
 /**
@@ -57,7 +56,7 @@ export class ThrowawayPostgres {
     for (;;) {
       try {
         // ensure() would move to another port if this one were taken.
-        if (!(await portFree(port))) throw new Error(`port ${port} still in use`);
+        if (!(await isPortFree(port))) throw new Error(`port ${port} still in use`);
         this.handle = await new EmbeddedPostgres(this.dir).ensure();
         if (this.handle.url !== url) throw new Error(`restarted on another address: ${this.handle.url}`);
         return;
@@ -107,12 +106,4 @@ export class ThrowawayPostgres {
   private postmasterPid(): number {
     return Number.parseInt(readFileSync(path.join(this.clusterDir(), 'postmaster.pid'), 'utf8'), 10);
   }
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
 }

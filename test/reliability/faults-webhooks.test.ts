@@ -187,17 +187,27 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
   await settle();
   await onSchedule();
 
+  /**
+   * Kills the process while the attempts `hold` picks are in flight, then starts the next one on the
+   * same clock and moves it past the dead holder's lease: the held attempts are made again. Returns
+   * how many requests the receiver held so far.
+   */
+  const killWhileHeld = async (): Promise<number> => {
+    const held = receipts.filter((r) => r.answer === 'held').length;
+    await killService();
+    hold = () => false;
+    svc = await startService(databaseUrl, svc.now);
+    await svc.setTime(svc.now + LEASE_MS + 1_000);
+    await settle();
+    await onSchedule();
+    return held;
+  };
+
   // 3. Attempt 2 everywhere; a quarter of them are in flight when the process dies.
   hold = (id, n) => n === 2 && fnv(id) % 4 === 1;
   await svc.setTime(T0 + LEASE_MS + RETRY_SCHEDULE_MS[1] + 1_000);
   await settle();
-  const heldBefore = receipts.filter((r) => r.answer === 'held').length;
-  await killService();
-  hold = () => false;
-  svc = await startService(databaseUrl, svc.now);
-  await svc.setTime(svc.now + LEASE_MS + 1_000);
-  await settle();
-  await onSchedule();
+  const heldBefore = await killWhileHeld();
 
   // 4. Killed while retries are only pending (nothing in flight); the next process starts 11 minutes
   //    in, past the 2 min and 10 min attempts: the overdue ones are made back to back.
@@ -212,13 +222,7 @@ it('SIGKILL of the service mid-schedule, again and again: every event delivered 
   hold = (_id, n) => n === 6;
   await svc.setTime(T0 + 6 * HOUR + 2 * MIN);
   await settle();
-  const heldAtLastKill = receipts.filter((r) => r.answer === 'held').length;
-  await killService();
-  hold = () => false;
-  svc = await startService(databaseUrl, svc.now);
-  await svc.setTime(svc.now + LEASE_MS + 1_000);
-  await settle();
-  await onSchedule();
+  const heldAtLastKill = await killWhileHeld();
 
   // 6. The last attempt, then far beyond: nothing more happens.
   await svc.setTime(T0 + 24 * HOUR + 3 * MIN);

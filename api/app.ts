@@ -7,13 +7,13 @@ import { invalidationBus, TOPICS } from '../services/invalidation-bus.ts';
 import { PolicyCache, type PolicyDeps } from '../services/policies.ts';
 import { policyRoutes } from './routes/policies/router.ts';
 import { webhookRoutes } from './routes/webhooks/router.ts';
-import { DeliveryPump, HttpsSender } from '../services/webhook-delivery.ts';
-import { AllowList } from '../services/webhook-url.ts';
-import { SubscriptionCache, type WebhookDeps } from '../services/webhooks.ts';
+import { DeliveryPump, HttpsSender } from '../services/webhooks/delivery.ts';
+import { AllowList } from '../services/webhooks/url-guard.ts';
+import { SubscriptionCache, type WebhookDeps } from '../services/webhooks/subscriptions.ts';
 import { LATEST_API_VERSION } from './versions.ts';
 import { readFileSync } from 'node:fs';
 import type { AppDeps, AppServices } from './context.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics } from '../lib/metrics.ts';
 import { jsonBody } from './middleware/body.ts';
 import { parseQuery } from './query-parser.ts';
 import { identify } from './middleware/identify.ts';
@@ -39,7 +39,7 @@ export interface BuiltApp {
   close(): Promise<void>;
 }
 
-/** Builds the HTTP app on the given deps. No port, no signals: see api/server.ts. */
+/** Builds the HTTP app on the given deps. No port, no signals: see server/main.ts. */
 export function buildApp(deps: AppDeps): BuiltApp {
   const { config, db, redis, clock, logger, keyring } = deps;
   const revocations = invalidationBus(redis, config.REDIS_KEY_PREFIX, TOPICS.apiKeyRevoked, logger);

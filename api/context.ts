@@ -14,10 +14,10 @@ import type { InvalidationBus } from '../services/invalidation-bus.ts';
 import type { Db } from '../store/db.ts';
 import type { ScanEngine } from '../engine/pipeline.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
-import type { Metrics } from './metrics.ts';
-import type { DeliveryPump } from '../services/webhook-delivery.ts';
-import type { LookupAll, LookupAllWithOptions } from '../services/webhook-url.ts';
-import type { WebhookDeps } from '../services/webhooks.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import type { DeliveryPump } from '../services/webhooks/delivery.ts';
+import type { LookupAll, LookupAllWithOptions } from '../services/webhooks/url-guard.ts';
+import type { WebhookDeps } from '../services/webhooks/subscriptions.ts';
 
 /** Everything the app needs, built by the runtime (or a test) and passed in. */
 export interface AppDeps {

@@ -4,12 +4,12 @@
  * Model detectors are measured twice: through the worker pool (thread hop + FIFO + batching, as a
  * scan sees it) and directly on this thread (the model alone).
  */
-import { createMetrics } from '../api/metrics.ts';
+import { createMetrics } from '../lib/metrics.ts';
 import { chunkRanges } from '../engine/chunk.ts';
 import { normalize } from '../engine/normalize.ts';
-import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from '../models/runtime.ts';
+import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from '../inference/runtime.ts';
 import { createLogger } from '../lib/logger.ts';
-import { startScanning } from '../services/scanning.ts';
+import { startScanning } from '../server/scanning.ts';
 import { textOf } from './fixtures.ts';
 
 const SIZES = [100, 1_000, 10_000];

@@ -1,5 +1,5 @@
 /**
- * The service under test as a child process (api/server.ts, optionally `--cluster n`) on a real
+ * The service under test as a child process (server/main.ts, optionally `--cluster n`) on a real
  * PostgreSQL: DATABASE_URL when set, else a fresh `cf_bench` database on the local server, or — with
  * `embedded` — no DATABASE_URL and a temporary DATA_DIR, so the service starts its embedded cluster.
  */
@@ -63,7 +63,7 @@ export async function startService(db: Database, cluster: number | null, profile
   const began = Date.now();
   // LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the scan path's cost.
   const env = { ...db.env, SECRET_KEY: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000', METRICS_ENABLED: 'true', CLUSTER_WORKERS: undefined };
-  const { child } = await start([...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), 'api/server.ts', ...(cluster === null ? [] : ['--cluster', String(cluster)])], env, null, port);
+  const { child } = await start([...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), 'server/main.ts', ...(cluster === null ? [] : ['--cluster', String(cluster)])], env, null, port);
   const healthy = Date.now() - began;
   const idle = await waitUntilIdle(child.pid!);
   return { port, cluster, child, startup: { healthy_ms: healthy, idle_ms: idle }, stop: () => stop(child) };
@@ -73,6 +73,6 @@ export async function startService(db: Database, cluster: number | null, profile
 export async function bootstrapKey(db: Database): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...db.env, SECRET_KEY: SECRET, LOG_LEVEL: 'warn' };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli.ts', 'bootstrap', '--org', `Bench ${Date.now()}`, '--json'], { cwd: ROOT, env });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', `Bench ${Date.now()}`, '--json'], { cwd: ROOT, env });
   return (JSON.parse(stdout) as { api_key: { secret: string } }).api_key.secret;
 }

@@ -3,7 +3,7 @@
  *
  *   npm run bench:webhooks -- [--connections 50] [--duration 10] [--webhooks 2] [--backlog 20000] [--json]
  *
- * Starts the real service (api/server.ts) and a receiver (benchmarks/webhook-receiver.ts) as child
+ * Starts the real service (server/main.ts) and a receiver (benchmarks/webhook-receiver.ts) as child
  * processes against a fresh database, then:
  *   1. scans (tier fast, the benchmark body mix) with no webhooks: the baseline p99;
  *   2. the same with `--webhooks` webhooks subscribed to every scan event, so each scan enqueues that
@@ -62,7 +62,7 @@ const { secret } = await createApiKey(
 const receiver = await start(['benchmarks/webhook-receiver.ts'], { PORT: '0' }, /listening (\d+)/);
 const servicePort = await freePort();
 const service = await start(
-  [...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : []), 'api/server.ts'],
+  [...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : []), 'server/main.ts'],
   {
     DATABASE_URL: databaseUrl,
     SECRET_KEY: SECRET,

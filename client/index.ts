@@ -8,4 +8,4 @@ export {
   DEFAULT_TOLERANCE_SECONDS,
   type VerifyWebhookOptions,
   type WebhookSignatureErrorCode,
-} from '../lib/webhook-signature.ts';
+} from './webhook-signature.ts';

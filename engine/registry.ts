@@ -3,7 +3,7 @@
  * `detectors/`, a line here, a test table, a manifest entry if it has a model, and a line in
  * docs/detectors.md.
  */
-import { loadLinearModel, modelEntry, type ModelEntry } from '../models/runtime.ts';
+import { loadLinearModel, modelEntry, type ModelEntry } from '../inference/runtime.ts';
 import type { ModelDispatcher } from '../workers/dispatcher.ts';
 import type { Detector } from './detector.ts';
 import { createPiiDetector } from './detectors/pii.ts';

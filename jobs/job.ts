@@ -1,4 +1,4 @@
-import type { Metrics } from '../api/metrics.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';

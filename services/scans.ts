@@ -2,7 +2,7 @@
  * Scans: run the engine on a validated request, store the result through the group-commit writer,
  * and read stored scans back. Routes call these; nothing here knows about HTTP.
  */
-import type { Metrics } from '../api/metrics.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { CreateScanBody, ListScansQuery } from '../api/routes/scans/schema.ts';
 import { renderToolset } from '../engine/content.ts';
 import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
@@ -16,7 +16,7 @@ import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
 import type { PolicyCache } from './policies.ts';
-import { scanDeliveries, type SubscriptionCache } from './webhooks.ts';
+import { scanDeliveries, type SubscriptionCache } from './webhooks/subscriptions.ts';
 
 export interface ScanDeps {
   db: Db;

@@ -7,7 +7,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_lettered'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** A webhook as stored; the secrets stay sealed (services/webhook-secrets.ts). */
+/** A webhook as stored; the secrets stay sealed (services/webhooks/secrets.ts). */
 export interface WebhookRow {
   org_id: string;
   id: string;

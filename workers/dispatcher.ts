@@ -5,7 +5,7 @@
  * enough to keep a thread busy for a while (a long document's windows) is split into one piece per
  * thread, so its latency is that of its share rather than of the whole.
  */
-import type { Entity } from '../models/runtime.ts';
+import type { Entity } from '../inference/runtime.ts';
 import type { TaskRunner } from './pool.ts';
 import type { InferencePart, ModelReply } from './protocol.ts';
 

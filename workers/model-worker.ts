@@ -3,7 +3,7 @@
  * onnxruntime-node session per model per thread), then answers inference tasks in batches.
  */
 import { workerData } from 'piscina';
-import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry, type TextClassifier, type TokenClassifier } from '../models/runtime.ts';
+import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry, type TextClassifier, type TokenClassifier } from '../inference/runtime.ts';
 import { CRASH_MARKER, type InferencePart, type ModelReply, type ModelTask, type PartReply, type WorkerConfig } from './protocol.ts';
 
 const config = workerData as WorkerConfig;

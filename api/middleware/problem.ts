@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Errors, ProblemError } from '../../lib/errors.ts';
 import { isDatabaseUnavailable } from '../../store/db.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../../lib/metrics.ts';
 
 // What a client is told to wait while the database is away: long enough for a restart to finish.
 const DATABASE_RETRY_AFTER_S = 2;

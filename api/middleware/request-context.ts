@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { hrtime } from 'node:process';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../../lib/metrics.ts';
 import { Errors } from '../../lib/errors.ts';
 import { API_VERSIONS, isCalendarDate, LATEST_API_VERSION, resolveApiVersion } from '../versions.ts';
 

@@ -4,7 +4,7 @@
  * NER model for PERSON and LOCATION/ADDRESS. Regex items win where the two overlap. When the NER
  * model cannot answer, the regex items stand alone and the result carries a note.
  */
-import type { Entity, ModelEntry } from '../../models/runtime.ts';
+import type { Entity, ModelEntry } from '../../inference/runtime.ts';
 import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
 import type { Detector, DetectorInput, DetectorResult, FindingItem, Thresholds } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';

@@ -4,7 +4,7 @@
  * When the accurate model cannot answer (not loaded, worker crashed), the scan retries once with
  * fast and says so in the item's `source`.
  */
-import type { LinearModel, ModelEntry } from '../../models/runtime.ts';
+import type { LinearModel, ModelEntry } from '../../inference/runtime.ts';
 import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
 import type { Detector, DetectorInput, DetectorResult, Thresholds } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';

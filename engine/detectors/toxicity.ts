@@ -3,7 +3,7 @@
  * the detector reports score 0 with a note (there is no second toxicity model to fall back to) and
  * the scan goes on: a degraded detector never fails a scan.
  */
-import type { ModelEntry } from '../../models/runtime.ts';
+import type { ModelEntry } from '../../inference/runtime.ts';
 import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
 import type { Detector, DetectorResult } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';

@@ -35,7 +35,7 @@ beforeAll(async () => {
   app = await startTestApp({ env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false' } });
   org = await buildOrg(app);
   port = await freePort();
-  primary = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts', '--cluster', '2'], {
+  primary = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--cluster', '2'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

@@ -19,7 +19,7 @@ beforeAll(async () => {
   org = await buildOrg(minter);
   port = await freePort();
   ({ child } = await start(
-    ['api/server.ts'],
+    ['server/main.ts'],
     {
       DATABASE_URL: minter.config.DATABASE_URL, PORT: String(port), HOST: '127.0.0.1', SECRET_KEY: TEST_MASTER_SECRET, WORKER_THREADS: '0',
       JOBS_ENABLED: 'false', WEBHOOK_DELIVERY_ENABLED: 'false', LOG_LEVEL: 'warn', METRICS_ENABLED: 'false', REDIS_URL: undefined,

@@ -28,7 +28,7 @@ const baseEnv = (): NodeJS.ProcessEnv => {
 };
 
 function cli(args: string[], env: NodeJS.ProcessEnv = baseEnv()) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { modelEntry } from '../../models/runtime.ts';
+import { modelEntry } from '../../inference/runtime.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -14,7 +14,7 @@ async function evalCli(args: string[], lines: string[]): Promise<{ out: string[]
   const input = path.join(dir, `in-${Math.random().toString(36).slice(2)}.jsonl`);
   const output = `${input}.out`;
   writeFileSync(input, lines.join('\n') + '\n');
-  const { stderr } = await run(process.execPath, ['--import', 'tsx', 'models/eval.ts', ...args, '--input', input, '--output', output], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
+  const { stderr } = await run(process.execPath, ['--import', 'tsx', 'training/eval.ts', ...args, '--input', input, '--output', output], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' } });
   return { out: readFileSync(output, 'utf8').trimEnd().split('\n'), stderr };
 }
 
@@ -65,6 +65,6 @@ describe('npm run eval', () => {
   });
 
   it('refuses bad arguments with a usage line and exit code 2', async () => {
-    await expect(run(process.execPath, ['--import', 'tsx', 'models/eval.ts', '--detector', 'nope', '--input', 'x', '--output', 'y'], { cwd: ROOT })).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--detector must be one of/) });
+    await expect(run(process.execPath, ['--import', 'tsx', 'training/eval.ts', '--detector', 'nope', '--input', 'x', '--output', 'y'], { cwd: ROOT })).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--detector must be one of/) });
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createMetrics, type Metrics } from '../../api/metrics.ts';
+import { createMetrics, type Metrics } from '../../lib/metrics.ts';
 import * as cleanupIdempotencyKeys from '../../jobs/cleanup-idempotency-keys.ts';
 import * as expireScanContent from '../../jobs/expire-scan-content.ts';
 import * as pruneWebhookDeliveries from '../../jobs/prune-webhook-deliveries.ts';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMetrics } from '../../api/metrics.ts';
+import { createMetrics } from '../../lib/metrics.ts';
 import { problemHandler } from '../../api/middleware/problem.ts';
 import { requestContext } from '../../api/middleware/request-context.ts';
 import { createLogger } from '../../lib/logger.ts';

@@ -45,7 +45,7 @@ function startServer(dir: string, port: number, args: string[], onLine: (line: s
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'SECRET_KEY', 'CLUSTER_WORKERS']) delete env[k];
   const child = o.npm
     ? spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    : spawn(process.execPath, ['--import', 'tsx', 'api/server.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const feed = (d: Buffer) => {
     out += d.toString();

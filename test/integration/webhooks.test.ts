@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { buildKeyring } from '../../lib/crypto.ts';
 import { verifyWebhookSignature } from '../../client/index.ts';
-import { RETRY_SCHEDULE_MS } from '../../services/webhook-delivery.ts';
-import { decryptSecret } from '../../services/webhook-secrets.ts';
+import { RETRY_SCHEDULE_MS } from '../../services/webhooks/delivery.ts';
+import { decryptSecret } from '../../services/webhooks/secrets.ts';
 import { buildApiKey, buildOrg, call, expectProblem, isolatedDatabase, startTestApp, TEST_MASTER_SECRET, type TestApp, type TestOrg } from '../support/harness.ts';
 import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
 

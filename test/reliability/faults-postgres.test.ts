@@ -96,7 +96,7 @@ describe('a server process under load while PostgreSQL restarts, then crashes', 
     const port = await freePort();
     // Jobs off: the crash this guards against (an error on a client checked out inside a transaction) needs no scheduler.
     ({ child } = await start(
-      ['api/server.ts'],
+      ['server/main.ts'],
       {
         DATABASE_URL: pg.url, PORT: String(port), HOST: '127.0.0.1', SECRET_KEY: TEST_MASTER_SECRET, WORKER_THREADS: '0',
         JOBS_ENABLED: 'false', LOG_LEVEL: 'warn', METRICS_ENABLED: 'false', REDIS_URL: undefined, CLUSTER_WORKERS: undefined,
@@ -197,7 +197,7 @@ describe('the embedded PostgreSQL that the server started dies', () => {
     pidFile = path.join(dir, 'pg', 'postmaster.pid');
     const port = await freePort();
     ({ child } = await start(
-      ['api/server.ts'],
+      ['server/main.ts'],
       { DATA_DIR: dir, DATABASE_URL: undefined, PORT: String(port), HOST: '127.0.0.1', WORKER_THREADS: '0', LOG_LEVEL: 'info', METRICS_ENABLED: 'false', REDIS_URL: undefined, SECRET_KEY: undefined, CLUSTER_WORKERS: undefined },
       null,
       port,

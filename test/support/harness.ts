@@ -14,8 +14,8 @@ import { createRedis, waitForRedis, type Redis } from '../../lib/redis.ts';
 import { createApiKey, type CreateKeyInput } from '../../services/api-keys.ts';
 import { createOrganization } from '../../services/organizations.ts';
 import { createPool, type Db } from '../../store/db.ts';
-import { createMetrics } from '../../api/metrics.ts';
-import { startScanning, type Scanning } from '../../services/scanning.ts';
+import { createMetrics } from '../../lib/metrics.ts';
+import { startScanning, type Scanning } from '../../server/scanning.ts';
 import { startJobs, type Jobs } from '../../jobs/scheduler.ts';
 
 // Shared by every app in a run, as it is by every process of one deployment.

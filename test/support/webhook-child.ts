@@ -6,12 +6,12 @@
  */
 import http from 'node:http';
 import { buildApp } from '../../api/app.ts';
-import { createMetrics } from '../../api/metrics.ts';
+import { createMetrics } from '../../lib/metrics.ts';
 import { loadConfig } from '../../config.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { buildKeyring } from '../../lib/crypto.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { startScanning } from '../../services/scanning.ts';
+import { startScanning } from '../../server/scanning.ts';
 import { createPool } from '../../store/db.ts';
 
 const config = loadConfig(process.env);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterWorkers } from '../../api/cluster.ts';
+import { clusterWorkers } from '../../server/cluster.ts';
 import { loadConfig } from '../../config.ts';
 
 describe('clusterWorkers', () => {

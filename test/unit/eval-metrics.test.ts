@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifierStats, matchSpans, piiReport, recallAtFpr, spanScores, toEvalLabel, type ClassifierRow } from '../../models/eval-metrics.ts';
+import { classifierStats, matchSpans, piiReport, recallAtFpr, spanScores, toEvalLabel, type ClassifierRow } from '../../training/eval-metrics.ts';
 
 describe('eval labels', () => {
   it.each([

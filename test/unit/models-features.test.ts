@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkText, hashString, TextFeaturizer, textFeaturizerConfig, tokenize, TokenFeaturizer, tokenFeaturizerConfig } from '../../models/features.ts';
+import { chunkText, hashString, TextFeaturizer, textFeaturizerConfig, tokenize, TokenFeaturizer, tokenFeaturizerConfig } from '../../inference/features.ts';
 
 const cfg = textFeaturizerConfig(1 << 16, 4096);
 

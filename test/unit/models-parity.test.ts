@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { bagMlpForward } from '../../models/bag-mlp.ts';
-import { injectionHardNegativesEval, toxicityHardNegativesEval } from '../../models/data/hard-negatives.ts';
-import { syntheticInjections } from '../../models/data/synthetic-injections.ts';
-import { TextFeaturizer, tokenize, TokenFeaturizer, type TextFeaturizerConfig, type TokenFeaturizerConfig } from '../../models/features.ts';
-import { importBagMlpOnnx } from '../../models/onnx-io.ts';
-import { loadOnnxClassifier, MODELS_DIR, modelEntry } from '../../models/runtime.ts';
+import { bagMlpForward } from '../../training/bag-mlp.ts';
+import { injectionHardNegativesEval, toxicityHardNegativesEval } from '../../training/data/hard-negatives.ts';
+import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
+import { TextFeaturizer, tokenize, TokenFeaturizer, type TextFeaturizerConfig, type TokenFeaturizerConfig } from '../../inference/features.ts';
+import { importBagMlpOnnx } from '../../training/onnx-io.ts';
+import { loadOnnxClassifier, MODELS_DIR, modelEntry } from '../../inference/runtime.ts';
 
 /** ~50 varied texts: generated benign/attack sentences, long text, Unicode, near-empty. */
 function texts(): string[] {

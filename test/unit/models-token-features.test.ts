@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashString, tokenize, TokenFeaturizer, tokenFeaturizerConfig, wordShapes, type Token } from '../../models/features.ts';
-import { piiSynthEval } from '../../models/data/pii-synth.ts';
+import { hashString, tokenize, TokenFeaturizer, tokenFeaturizerConfig, wordShapes, type Token } from '../../inference/features.ts';
+import { piiSynthEval } from '../../training/data/pii-synth.ts';
 
 /*
  * The token featurizer as first written (string per feature, one hash each; word shapes from the

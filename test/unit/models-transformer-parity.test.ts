@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { injectionHardNegativesEval } from '../../models/data/hard-negatives.ts';
-import { syntheticInjections } from '../../models/data/synthetic-injections.ts';
-import { exportTransformerOnnx, importTransformerOnnx } from '../../models/onnx-io.ts';
-import { gaussian, mulberry32 } from '../../models/prng.ts';
-import { loadOnnxClassifier, loadTokenizer, MODELS_DIR, modelEntry, type TextClassifier, type WordPieceFeaturizer } from '../../models/runtime.ts';
-import { transformerConfig, type TransformerConfig, type TransformerParams } from '../../models/transformer.ts';
-import { tokenRows } from '../../models/wordpiece.ts';
-import { forwardLogits, initParams, padBatch, tf, toVars, useBackend } from '../../models/train/transformer-tf.ts';
+import { injectionHardNegativesEval } from '../../training/data/hard-negatives.ts';
+import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
+import { exportTransformerOnnx, importTransformerOnnx } from '../../training/onnx-io.ts';
+import { gaussian, mulberry32 } from '../../training/prng.ts';
+import { loadOnnxClassifier, loadTokenizer, MODELS_DIR, modelEntry, type TextClassifier, type WordPieceFeaturizer } from '../../inference/runtime.ts';
+import { transformerConfig, type TransformerConfig, type TransformerParams } from '../../training/transformer.ts';
+import { tokenRows } from '../../inference/wordpiece.ts';
+import { forwardLogits, initParams, padBatch, tf, toVars, useBackend } from '../../training/trainers/transformer-tf.ts';
 
 /** ≥ 32 texts: short (padding-heavy in a batch), long (several 128-token rows), Unicode, near-empty. */
 function texts(): string[] {

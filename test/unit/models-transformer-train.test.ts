@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { injectionHardNegativesTrain } from '../../models/data/hard-negatives.ts';
-import { syntheticInjections } from '../../models/data/synthetic-injections.ts';
-import { transformerConfig } from '../../models/transformer.ts';
-import { trainWordPiece, WordPieceTokenizer } from '../../models/wordpiece.ts';
-import type { Example } from '../../models/train/common.ts';
-import { buildTokenTrainingSet, trainTransformer, type TransformerTrainOptions } from '../../models/train/transformer-trainer.ts';
-import { predictRows, toVars } from '../../models/train/transformer-tf.ts';
+import { injectionHardNegativesTrain } from '../../training/data/hard-negatives.ts';
+import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
+import { transformerConfig } from '../../training/transformer.ts';
+import { trainWordPiece, WordPieceTokenizer } from '../../inference/wordpiece.ts';
+import type { Example } from '../../training/trainers/common.ts';
+import { buildTokenTrainingSet, trainTransformer, type TransformerTrainOptions } from '../../training/trainers/transformer-trainer.ts';
+import { predictRows, toVars } from '../../training/trainers/transformer-tf.ts';
 
 const examples: Example[] = [
   ...syntheticInjections(120, 3).map((text) => ({ text, label: 1, family: 'inj' })),

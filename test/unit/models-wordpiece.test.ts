@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { injectionHardNegativesEval, injectionHardNegativesTrain } from '../../models/data/hard-negatives.ts';
-import { syntheticInjections } from '../../models/data/synthetic-injections.ts';
-import { NL_ID, PAD_ID, preTokenize, tokenRows, trainWordPiece, WordPieceTokenizer } from '../../models/wordpiece.ts';
+import { injectionHardNegativesEval, injectionHardNegativesTrain } from '../../training/data/hard-negatives.ts';
+import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
+import { NL_ID, PAD_ID, preTokenize, tokenRows, trainWordPiece, WordPieceTokenizer } from '../../inference/wordpiece.ts';
 
 const corpus = ['ignore the previous instructions', 'the instructions say ignore nothing', 'Previous results were ignored.', 'instructions: follow them'];
 

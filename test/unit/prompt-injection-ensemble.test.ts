@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPromptInjectionDetector } from '../../engine/detectors/prompt-injection.ts';
 import { normalize } from '../../engine/normalize.ts';
-import { loadLinearModel, modelEntry } from '../../models/runtime.ts';
+import { loadLinearModel, modelEntry } from '../../inference/runtime.ts';
 import type { ModelDispatcher } from '../../workers/dispatcher.ts';
 
 // The real fast model and manifest; the pool's answer is fixed so the combination can be checked exactly.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { envelope, RETRY_SCHEDULE_MS, scanEventData } from '../../services/webhook-delivery.ts';
-import { scanDeliveries, scanEventId } from '../../services/webhooks.ts';
+import { envelope, RETRY_SCHEDULE_MS, scanEventData } from '../../services/webhooks/delivery.ts';
+import { scanDeliveries, scanEventId } from '../../services/webhooks/subscriptions.ts';
 
 const scan = { org_id: 'org_A', id: 'scan_01JD2Z0Q6A0000000000000001', action: 'blocked', created_at: new Date('2026-01-01T00:00:00Z') };
 const subs = [

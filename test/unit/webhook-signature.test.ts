@@ -8,7 +8,7 @@ import {
   verifyWebhookSignature,
   WebhookSignatureError,
   WebhookTimestampExpiredError,
-} from '../../lib/webhook-signature.ts';
+} from '../../client/webhook-signature.ts';
 
 const OLD = 'whsec_old_4f9a1c2e8b7d6a5f';
 const NEW = 'whsec_new_0b1c2d3e4f5a6b7c';

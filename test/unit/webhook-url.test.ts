@@ -13,7 +13,7 @@ import {
   type LookupAll,
   type LookupAllWithOptions,
   type UrlRefusal,
-} from '../../services/webhook-url.ts';
+} from '../../services/webhooks/url-guard.ts';
 
 const none = AllowList.empty;
 

@@ -8,7 +8,7 @@ import {
   redeliver,
   rotateWebhookSecret,
   type WebhookDeps,
-} from '../../../services/webhooks.ts';
+} from '../../../services/webhooks/subscriptions.ts';
 import type { AppServices } from '../../context.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';

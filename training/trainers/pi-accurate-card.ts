@@ -47,19 +47,19 @@ export function piAccurateCard(c: CardInput): string {
   return `# pi-accurate ${c.version} — prompt injection, accurate tier
 
 **Task:** binary text classification (benign / injection or jailbreak). **Runtime:** \`onnx\`
-(onnxruntime-node via \`models/runtime.ts\` \`loadOnnxClassifier\`, featurizer \`wordpiece-v1\`).
+(onnxruntime-node via \`inference/runtime.ts\` \`loadOnnxClassifier\`, featurizer \`wordpiece-v1\`).
 **Files:** \`model.onnx\` (${c.shipped}, ${(shipped.bytes / 1e6).toFixed(2)} MB, opset 17, IR 8) and \`tokenizer.json\`
 (both sha256-checked at load). **Training data sha256:** \`${c.data.dataSha256}\`. Seed ${c.seed}.
 
 ## Architecture
-A small encoder-only transformer (\`models/transformer.ts\`, ${c.params.toLocaleString('en')} parameters):
+A small encoder-only transformer (\`training/transformer.ts\`, ${c.params.toLocaleString('en')} parameters):
 token embeddings (${m.vocab_size} × ${m.d_model}) + learned position embeddings (${m.max_tokens} × ${m.d_model}),
 ${m.blocks} pre-LayerNorm blocks (${m.heads}-head self-attention with a fused QKV projection, FFN ${m.d_model}→${m.ffn}→${m.d_model} with ReLU),
 final LayerNorm (epsilon ${m.layer_norm_epsilon}), masked mean pooling, dense → sigmoid. The graph takes
 \`input_ids\` int64 [N, T ≤ ${m.max_tokens}] (0 = padding; the attention mask is derived in the graph) and returns
 \`scores\` float32 [N].
 
-**Tokenizer** (\`models/wordpiece.ts\`, shared by training and serving): lowercased; words (letter/digit/mark
+**Tokenizer** (\`inference/wordpiece.ts\`, shared by training and serving): lowercased; words (letter/digit/mark
 runs), single punctuation characters and line-break runs (\`<nl>\`); a ${m.vocab_size}-piece vocabulary learned
 with BPE merges over the words of the training split only, applied WordPiece-style (greedy longest
 match, \`##\` continuation pieces); byte fallback (256 byte tokens) for characters outside the alphabet,
@@ -87,7 +87,7 @@ cosine decay to ${hp.finalLrFraction * hp.lr}, gradient clipping at global norm 
 
 ## Data
 \`injection.jsonl\` + \`injection_extra.jsonl\` (shared datasets, read at training time) plus the generated
-data of \`models/train/injection-data.ts\` (injection data v2: translated, leetspeak and length-matched rows): ${JSON.stringify(c.data.stats)}.
+data of \`training/trainers/injection-data.ts\` (injection data v2: translated, leetspeak and length-matched rows): ${JSON.stringify(c.data.stats)}.
 
 **Validation, held out by source family** (never trained on, tokenizer included): ${INJECTION_HELDOUT_FAMILIES.map((f) => `\`${f}\``).join(', ')};
 plus ${c.data.stats.hardEval} generated hard negatives from EVAL templates.

@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chunkText } from '../features.ts';
+import { chunkText } from '../../inference/features.ts';
 import { mulberry32, shuffleInPlace, type Rng } from '../prng.ts';
 import { paramShapes, type TransformerConfig, type TransformerParams } from '../transformer.ts';
-import { tokenRows, type WordPieceTokenizer } from '../wordpiece.ts';
+import { tokenRows, type WordPieceTokenizer } from '../../inference/wordpiece.ts';
 import type { Example } from './common.ts';
 import { forwardLogits, fromVars, initParams, padBatch, predictRows, tf, toVars, useBackend, type Vars } from './transformer-tf.ts';
 

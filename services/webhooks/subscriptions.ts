@@ -1,22 +1,22 @@
 /**
  * Webhooks: registration (with SSRF refusal), secrets (returned once, stored sealed), rotation with a
  * grace period, the deliveries list and redelivery, and the events a committed scan enqueues.
- * Sending is services/webhook-delivery.ts. Every function takes the organization first.
+ * Sending is services/webhooks/delivery.ts. Every function takes the organization first.
  */
-import type { Clock } from '../lib/clock.ts';
-import type { Keyring } from '../lib/crypto.ts';
-import { Errors } from '../lib/errors.ts';
-import { newId, newTimedId } from '../lib/ids.ts';
-import { insertManagementAudit } from '../store/audit.ts';
-import { withTransaction, type Db, type Queryable } from '../store/db.ts';
-import type { ScanRow } from '../store/scans.ts';
-import * as store from '../store/webhooks.ts';
-import type { DeliveryRow, DeliveryStatus, NewDelivery, Subscription, WebhookEventType, WebhookRow } from '../store/webhooks.ts';
-import type { Actor } from './api-keys.ts';
-import type { InvalidationBus } from './invalidation-bus.ts';
-import { OrgCache } from './org-cache.ts';
-import { checkWebhookUrl, type AllowList, type LookupAll } from './webhook-url.ts';
-import { encryptSecret, mintWebhookSecret } from './webhook-secrets.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Keyring } from '../../lib/crypto.ts';
+import { Errors } from '../../lib/errors.ts';
+import { newId, newTimedId } from '../../lib/ids.ts';
+import { insertManagementAudit } from '../../store/audit.ts';
+import { withTransaction, type Db, type Queryable } from '../../store/db.ts';
+import type { ScanRow } from '../../store/scans.ts';
+import * as store from '../../store/webhooks.ts';
+import type { DeliveryRow, DeliveryStatus, NewDelivery, Subscription, WebhookEventType, WebhookRow } from '../../store/webhooks.ts';
+import type { Actor } from '../api-keys.ts';
+import type { InvalidationBus } from '../invalidation-bus.ts';
+import { OrgCache } from '../org-cache.ts';
+import { checkWebhookUrl, type AllowList, type LookupAll } from './url-guard.ts';
+import { encryptSecret, mintWebhookSecret } from './secrets.ts';
 
 export interface WebhookDeps {
   db: Db;

@@ -1,7 +1,7 @@
 /**
  * Generated sentences carrying structured identifiers — e-mails, phones, SSNs, cards, IBANs, bank
  * account and routing numbers, IPs, MACs, VINs — next to names and street addresses, with gold
- * spans in the eval label set (`models/eval-metrics.ts`). Values come from @faker-js/faker (several
+ * spans in the eval label set (`training/eval-metrics.ts`). Values come from @faker-js/faker (several
  * locales) plus our own generators where faker's values are not valid (US SSN area rules, VIN check
  * digit). Every fourth template is EVAL only; used to evaluate the pii detector end to end, and to
  * teach the NER model that identifiers are not names.

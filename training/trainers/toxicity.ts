@@ -76,7 +76,7 @@ writeCard(
 ## Method
 Same architecture as pi-accurate: embedding-bag MLP over \`hashed-text-v1\` features (word unigrams +
 bigrams, char 3–5-grams; 2^${BITS} buckets, embedding dim ${DIM}; ≤ ${res.cfg.max_features} distinct buckets per
-row) → ReLU → sigmoid, exported to ONNX by hand (\`models/onnx-io.ts\`). Trained in TypeScript with
+row) → ReLU → sigmoid, exported to ONNX by hand (\`training/onnx-io.ts\`). Trained in TypeScript with
 mini-batch Adam (batch 64, lr ${LR} → ${LR / 10}, ${EPOCHS} epochs, L2 ${L2.toExponential()}, feature dropout ${DROPOUT}), seed ${SEED};
 classes re-weighted to equal total weight, families above ${FAMILY_CAP} rows damped by sqrt(${FAMILY_CAP}/size).
 Training rows: ${res.trainRows}; training + evaluation took ${trainSeconds} s on 2 cores.
@@ -84,7 +84,7 @@ Training rows: ${res.trainRows}; training + evaluation took ${trainSeconds} s on
 ## Data
 \`toxicity.jsonl\` (shared datasets, read at training time; sha256 \`${dataSha256}\`): t-davidson hate speech
 and offensive language (tweets, 83 % positive), cardiffnlp/tweeteval offensive (OLID), microsoft/TOXIGEN
-prompts and demonstrations. Plus ${hardTrain.length} generated hard negatives (\`models/data/hard-negatives.ts\`,
+prompts and demonstrations. Plus ${hardTrain.length} generated hard negatives (\`training/data/hard-negatives.ts\`,
 TRAIN templates): violent or vulgar-sounding words in benign senses ("kill the process", "beat the eggs"),
 strong feelings without insults, identity terms in neutral or supportive statements, discussions of
 moderation.

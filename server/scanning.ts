@@ -3,7 +3,7 @@
  * its FIFO dispatcher, the detector registry and the engine, with their metrics.
  */
 import client from 'prom-client';
-import type { Metrics } from '../api/metrics.ts';
+import type { Metrics } from '../lib/metrics.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ScanEngine } from '../engine/pipeline.ts';

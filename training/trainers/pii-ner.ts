@@ -7,9 +7,9 @@ import path from 'node:path';
 import { datasetHash, datasetsDir, PII_HELDOUT_FAMILIES, piiFamily, readJsonl, type PiiRow, type PiiSpan } from '../data/datasets.ts';
 import { piiStructuredEval, piiStructuredTrain } from '../data/pii-structured.ts';
 import { piiSynthEval, piiSynthTrain } from '../data/pii-synth.ts';
-import { tokenize, TokenFeaturizer, tokenFeaturizerConfig, type Token } from '../features.ts';
+import { tokenize, TokenFeaturizer, tokenFeaturizerConfig, type Token } from '../../inference/features.ts';
 import { exportBagMlpOnnx } from '../onnx-io.ts';
-import { loadOnnxTokenClassifier, type Entity, type ModelEntry } from '../runtime.ts';
+import { loadOnnxTokenClassifier, type Entity, type ModelEntry } from '../../inference/runtime.ts';
 import { makeLogger, upsertManifestEntry, writeCard, writeModelFile } from './common.ts';
 import { Csr, trainBagMlp } from './trainers.ts';
 
@@ -114,7 +114,7 @@ const entry: ModelEntry = {
   runtime: 'onnx',
   file: written.file,
   sha256: written.sha256,
-  featurizer: { ...cfg, embedding_dim: DIM, output: 'probs [T, C] = softmax(relu(bag + b0) @ W + b)', decoding: 'see decodeEntities in models/runtime.ts: argmax per token; glue punctuation bridged; runs of non-O tokens split at line breaks or between confident tokens with different labels, each segment one entity with the label of largest summed probability; punctuation trimmed at ends; confidence = mean token max-prob' } as unknown as Record<string, unknown>,
+  featurizer: { ...cfg, embedding_dim: DIM, output: 'probs [T, C] = softmax(relu(bag + b0) @ W + b)', decoding: 'see decodeEntities in inference/runtime.ts: argmax per token; glue punctuation bridged; runs of non-O tokens split at line breaks or between confident tokens with different labels, each segment one entity with the label of largest summed probability; punctuation trimmed at ends; confidence = mean token max-prob' } as unknown as Record<string, unknown>,
   labels: NER_LABELS,
   max_chars: MAX_CHARS,
 };
@@ -225,7 +225,7 @@ writeCard(
   `# pii-ner ${VERSION} — person / location / organization / address entities (v0)
 
 **Task:** token classification, labels ${NER_LABELS.map((l) => `\`${l}\``).join(', ')}. **Runtime:** \`onnx\`
-(onnxruntime-node, \`models/runtime.ts\` \`loadOnnxTokenClassifier\`, which returns entities with UTF-16
+(onnxruntime-node, \`inference/runtime.ts\` \`loadOnnxTokenClassifier\`, which returns entities with UTF-16
 offsets into each input text). **File:** \`model.onnx\` (${(written.bytes / 1e6).toFixed(1)} MB, opset 13, IR 8).
 
 Label choice: LOCATION = source LOCATION + GPE (cities, countries, regions); ADDRESS = STREET_ADDRESS kept
@@ -251,12 +251,12 @@ Training + evaluation took ${trainSeconds} s on 2 cores.
 ## Data
 \`pii.jsonl\` (shared datasets, read at training time, never shipped; sha256 \`${dataSha256}\`): CoNLL-2003
 \`eng.train\` (Reuters news, pre-tokenised) and microsoft/presidio-research synthetic sentences (templates
-whose id % 5 != 0). Plus ${synthTrain.length} generated sentences (\`models/data/pii-synth.ts\`, @faker-js/faker with fixed
+whose id % 5 != 0). Plus ${synthTrain.length} generated sentences (\`training/data/pii-synth.ts\`, @faker-js/faker with fixed
 seeds, 26 locales incl. Japanese, Chinese, Russian, Arabic, Korean, Greek names): messages, forms, e-mails and
 requests with names, street addresses, cities, countries and companies, with casing variants (15 % all
 lowercase, 5 % all caps, 10 % lowercase names) so that lowercase and unusual names are covered, and
 sentences without entities (capitalised common words). Plus 2,000 structured-identifier sentences
-(\`models/data/pii-structured.ts\`: e-mails, phones, SSNs, cards, IBANs, account numbers, IPs, MACs, VINs next
+(\`training/data/pii-structured.ts\`: e-mails, phones, SSNs, cards, IBANs, account numbers, IPs, MACs, VINs next
 to names and US street addresses; only PERSON and ADDRESS are NER labels there, the identifiers are
 \`O\`, which teaches that an identifier is not a name — the regex recognizers report identifiers).
 

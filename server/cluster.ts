@@ -11,7 +11,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
-import { loadMasterSecret } from '../runtime.ts';
+import { loadMasterSecret } from './runtime.ts';
 import { createPool } from '../store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';

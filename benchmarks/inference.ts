@@ -1,15 +1,15 @@
 /**
- * In-process latency of the serving path (one core): `node --import tsx models/bench.ts`.
+ * In-process latency of the serving path (one core): `node --import tsx benchmarks/inference.ts`.
  * Uses generated text (no datasets needed). Reports min, median and p99 over repeated runs. ONNX text
  * classifiers score a 1,000-character text the way the engine does: its windows of the model's
  * `max_chars` (overlap min(200, max_chars / 4)) in one `scoreBatch`.
  */
 import { chunkRanges } from '../engine/chunk.ts';
-import { injectionHardNegativesEval } from './data/hard-negatives.ts';
-import { piiSynthEval } from './data/pii-synth.ts';
-import { syntheticInjections } from './data/synthetic-injections.ts';
-import { TextFeaturizer, type TextFeaturizerConfig } from './features.ts';
-import { loadLinearModel, loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from './runtime.ts';
+import { injectionHardNegativesEval } from '../training/data/hard-negatives.ts';
+import { piiSynthEval } from '../training/data/pii-synth.ts';
+import { syntheticInjections } from '../training/data/synthetic-injections.ts';
+import { TextFeaturizer, type TextFeaturizerConfig } from '../inference/features.ts';
+import { loadLinearModel, loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from '../inference/runtime.ts';
 
 const pool = [...injectionHardNegativesEval(400, 1).map((h) => h.text), ...syntheticInjections(200, 2), ...piiSynthEval(300, 3).map((s) => s.text)];
 /** Flat strings of exactly `size` characters built from the pool. */

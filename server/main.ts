@@ -4,12 +4,12 @@ import { loadConfigOrReport } from '../config.ts';
 import { startJobs, type Jobs } from '../jobs/scheduler.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
-import { openRuntime, type Runtime } from '../runtime.ts';
-import { startScanning, type Scanning } from '../services/scanning.ts';
-import { buildApp, type BuiltApp } from './app.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+import { startScanning, type Scanning } from './scanning.ts';
+import { buildApp, type BuiltApp } from '../api/app.ts';
 import { Drain } from './drain.ts';
 import { clusterWorkers, runPrimary } from './cluster.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics } from '../lib/metrics.ts';
 import { exitOnFatalErrors, forceExit, holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
 
 // Past the drain (SHUTDOWN_TIMEOUT_MS), closing the pools and stopping PostgreSQL get this long.
@@ -19,8 +19,8 @@ const SHUTDOWN_MARGIN_MS = 30_000;
  * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
  * accepting, drain in-flight requests (up to SHUTDOWN_TIMEOUT_MS), close the pools and stop the
  * embedded cluster. The process group's copy of the signal is ignored; an operator's second signal
- * exits at once, still stopping the embedded cluster (api/signals.ts). With `--cluster N` (or CLUSTER_WORKERS=N) this
- * process is the primary of N such processes sharing the port instead (api/cluster.ts).
+ * exits at once, still stopping the embedded cluster (server/signals.ts). With `--cluster N` (or CLUSTER_WORKERS=N) this
+ * process is the primary of N such processes sharing the port instead (server/cluster.ts).
  */
 async function main(): Promise<void> {
   const config = loadConfigOrReport();
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     // Whatever hangs past the drain and a margin, the exit still comes and still stops the embedded PostgreSQL.
     setTimeout(() => forceExit(logger, 'shutdown did not finish in time'), config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS).unref();
-    // Idle sockets first, and Connection: close on every response still to come (api/drain.ts).
+    // Idle sockets first, and Connection: close on every response still to come (server/drain.ts).
     drain.start(server);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     // Keep dropping connections as they go idle (a response already on its way was sent keep-alive).

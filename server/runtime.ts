@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from './config.ts';
-import { buildKeyring, type Keyring } from './lib/crypto.ts';
-import type { Logger } from './lib/logger.ts';
-import { createRedis, waitForRedis, type Redis } from './lib/redis.ts';
-import { createPool, type Db } from './store/db.ts';
-import { EmbeddedPostgres, type EmbeddedHandle } from './store/embedded.ts';
-import { migrate } from './store/migrate.ts';
+import type { Config } from '../config.ts';
+import { buildKeyring, type Keyring } from '../lib/crypto.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createRedis, waitForRedis, type Redis } from '../lib/redis.ts';
+import { createPool, type Db } from '../store/db.ts';
+import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
+import { migrate } from '../store/migrate.ts';
 
 // The longest close() waits for checked-out database connections before it goes on regardless.
 const POOL_END_TIMEOUT_MS = 5_000;

@@ -8,16 +8,16 @@
  */
 import https from 'node:https';
 import { createSecureContext, rootCertificates, type SecureContext, type TLSSocket } from 'node:tls';
-import type { Clock } from '../lib/clock.ts';
-import type { Keyring } from '../lib/crypto.ts';
-import { newTimedId } from '../lib/ids.ts';
-import type { Logger } from '../lib/logger.ts';
-import { signWebhookPayload } from '../lib/webhook-signature.ts';
-import { withTransaction, type Db } from '../store/db.ts';
-import * as store from '../store/webhooks.ts';
-import type { AttemptResult, ClaimedDelivery, DeliveryResponse, NewDelivery, StreakChange } from '../store/webhooks.ts';
-import { decryptSecret } from './webhook-secrets.ts';
-import { assertConnectedAddressAllowed, safeLookup, type AllowList, type LookupAllWithOptions } from './webhook-url.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Keyring } from '../../lib/crypto.ts';
+import { newTimedId } from '../../lib/ids.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { signWebhookPayload } from '../../client/webhook-signature.ts';
+import { withTransaction, type Db } from '../../store/db.ts';
+import * as store from '../../store/webhooks.ts';
+import type { AttemptResult, ClaimedDelivery, DeliveryResponse, NewDelivery, StreakChange } from '../../store/webhooks.ts';
+import { decryptSecret } from './secrets.ts';
+import { assertConnectedAddressAllowed, safeLookup, type AllowList, type LookupAllWithOptions } from './url-guard.ts';
 
 /** Attempt n (1-based) is due this long after attempt 1 started: at once, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h. */
 export const RETRY_SCHEDULE_MS = [0, 30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000] as const;
@@ -434,7 +434,7 @@ export class DeliveryPump {
 
 /** `webhook.failing` for every webhook of the organization subscribed to it (the failing one included). */
 async function failingEvents(
-  tx: import('../store/db.ts').Queryable,
+  tx: import('../../store/db.ts').Queryable,
   orgId: string,
   webhookId: string,
   failures: number,

@@ -1,16 +1,16 @@
 import { parseArgs } from 'node:util';
-import { presentApiKey } from './api/routes/api-keys/presenter.ts';
-import { createApiKeyBody } from './api/routes/api-keys/schema.ts';
-import { issuesOf } from './api/validate.ts';
-import { loadConfigOrReport } from './config.ts';
-import { systemClock } from './lib/clock.ts';
-import { ProblemError } from './lib/errors.ts';
-import { createLogger } from './lib/logger.ts';
+import { presentApiKey } from '../api/routes/api-keys/presenter.ts';
+import { createApiKeyBody } from '../api/routes/api-keys/schema.ts';
+import { issuesOf } from '../api/validate.ts';
+import { loadConfigOrReport } from '../config.ts';
+import { systemClock } from '../lib/clock.ts';
+import { ProblemError } from '../lib/errors.ts';
+import { createLogger } from '../lib/logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyDeps } from './services/api-keys.ts';
-import { bootstrapOrganization, OperatorError, resolveOrganization } from './services/organizations.ts';
-import { invalidationBus, TOPICS } from './services/invalidation-bus.ts';
-import { listOrgs } from './store/orgs.ts';
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyDeps } from '../services/api-keys.ts';
+import { bootstrapOrganization, OperatorError, resolveOrganization } from '../services/organizations.ts';
+import { invalidationBus, TOPICS } from '../services/invalidation-bus.ts';
+import { listOrgs } from '../store/orgs.ts';
 
 const USAGE = `Content firewall operator CLI
 

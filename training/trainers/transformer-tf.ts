@@ -1,6 +1,6 @@
 /**
  * The `transformer-encoder-v1` forward pass in TensorFlow.js (training and the parity test; see
- * `models/transformer.ts` for the math). Backend: wasm (SIMD) — it lacks the gradient kernel of
+ * `training/transformer.ts` for the math). Backend: wasm (SIMD) — it lacks the gradient kernel of
  * Gather (UnsortedSegmentSum), so the embedding lookup has a custom gradient built on scatterND.
  */
 import * as tf from '@tensorflow/tfjs';

@@ -19,7 +19,7 @@ import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
 import { piiStructuredEval } from './data/pii-structured.ts';
 import { piiSynthEval } from './data/pii-synth.ts';
 import { mulberry32 } from './prng.ts';
-import { loadInjectionData } from './train/injection-data.ts';
+import { loadInjectionData } from './trainers/injection-data.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(REPO_ROOT, 'models/.eval') } } });
 const out = path.resolve(values.out as string);

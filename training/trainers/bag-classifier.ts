@@ -1,8 +1,8 @@
 /** Training + export + evaluation of an embedding-bag MLP text classifier (pi-accurate, toxicity). */
-import { TextFeaturizer, textFeaturizerConfig, type TextFeaturizerConfig } from '../features.ts';
+import { TextFeaturizer, textFeaturizerConfig, type TextFeaturizerConfig } from '../../inference/features.ts';
 import type { HardNegative } from '../data/hard-negatives.ts';
 import { exportBagMlpOnnx } from '../onnx-io.ts';
-import { loadOnnxClassifier, type ModelEntry, type TextClassifier } from '../runtime.ts';
+import { loadOnnxClassifier, type ModelEntry, type TextClassifier } from '../../inference/runtime.ts';
 import { buildTrainingSet, chunkedScores, evaluateBinary, logReport, upsertManifestEntry, writeModelFile, type EvalReport, type Example } from './common.ts';
 import { trainBagMlp, type TrainOptions } from './trainers.ts';
 

@@ -1,9 +1,9 @@
 /** Shared pieces of the training scripts: manifest updates, logging, classifier data and evaluation. */
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chunkText, TextFeaturizer } from '../features.ts';
+import { chunkText, TextFeaturizer } from '../../inference/features.ts';
 import { binaryMetrics, chooseThresholds, rocAuc, type Thresholds } from '../metrics.ts';
-import { MODELS_DIR, type ModelEntry } from '../runtime.ts';
+import { MODELS_DIR, type ModelEntry } from '../../inference/runtime.ts';
 import { sha256Hex } from '../data/datasets.ts';
 import { Csr } from './trainers.ts';
 

@@ -15,11 +15,11 @@ import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { createMetrics } from '../api/metrics.ts';
+import { createMetrics } from '../lib/metrics.ts';
 import type { Surface, Tier } from '../engine/detector.ts';
 import { SURFACES, TIERS } from '../engine/detector.ts';
 import { createLogger } from '../lib/logger.ts';
-import { startScanning } from '../services/scanning.ts';
+import { startScanning } from '../server/scanning.ts';
 import { classifierSummary, piiSummary, toEvalLabel, type ClassifierRow, type PiiEvalRow, type Span } from './eval-metrics.ts';
 
 const DETECTORS = ['prompt_injection', 'toxicity', 'pii'] as const;

@@ -46,8 +46,8 @@ export interface ModelEntry {
   metrics?: Record<string, unknown>;
 }
 
-/** Absolute path of this directory (models/). */
-export const MODELS_DIR: string = path.dirname(fileURLToPath(import.meta.url));
+/** Absolute path of the artifacts directory (`models/` at the repository root). */
+export const MODELS_DIR: string = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');
 
 export function readManifest(dir: string = MODELS_DIR): { models: ModelEntry[] } {
   const raw = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { models?: unknown };

@@ -2,8 +2,8 @@
  * Trains `pi-fast`: prompt-injection logistic regression over hashed text features, served
  * in-process (runtime js-linear). Run from the repo root: `npm run train:pi-fast`.
  */
-import { textFeaturizerConfig, TextFeaturizer } from '../features.ts';
-import { loadLinearModel, type ModelEntry } from '../runtime.ts';
+import { textFeaturizerConfig, TextFeaturizer } from '../../inference/features.ts';
+import { loadLinearModel, type ModelEntry } from '../../inference/runtime.ts';
 import { chunkedScores, evaluateBinary, logReport, makeLogger, reportMarkdown, upsertManifestEntry, writeCard, writeModelFile, buildTrainingSet } from './common.ts';
 import { loadInjectionData } from './injection-data.ts';
 import { trainLogistic } from './trainers.ts';
@@ -83,11 +83,11 @@ writeCard(
   `# pi-fast ${VERSION} — prompt injection, fast tier
 
 **Task:** binary text classification (benign / injection or jailbreak). **Runtime:** \`js-linear\`, pure
-TypeScript in-process (\`models/runtime.ts\` \`loadLinearModel\`). **File:** \`weights.bin\`
+TypeScript in-process (\`inference/runtime.ts\` \`loadLinearModel\`). **File:** \`weights.bin\`
 (${written.bytes} bytes: little-endian float32 weights[${cfg.buckets}] then the bias).
 
 ## Method
-Logistic regression over hashed features (\`models/features.ts\`, \`hashed-text-v1\`): lowercased word
+Logistic regression over hashed features (\`inference/features.ts\`, \`hashed-text-v1\`): lowercased word
 unigrams and bigrams plus character 3–5-grams of each word with boundary markers, FNV-1a hashed into
 2^${BITS} buckets (small enough to stay in the CPU cache: that is what makes it fast), each feature valued
 1/sqrt(number of features). Trained with mini-batch Adam (batch 32, lr ${opts.lr} decaying linearly to
@@ -100,14 +100,14 @@ its highest-scoring chunk. Training took ${trainSeconds} s on 2 cores (${ts.labe
 ## Data
 \`injection.jsonl\` + \`injection_extra.jsonl\` from the shared datasets (read at training time, never
 copied; sha256 over both files \`${data.dataSha256}\`), ${data.stats.trainRows} training rows including generated data
-(\`models/data/\`, \`models/train/injection-data.ts\`): ${data.stats.hardTrain} hard negatives from TRAIN templates
+(\`training/data/\`, \`training/trainers/injection-data.ts\`): ${data.stats.hardTrain} hard negatives from TRAIN templates
 (benign texts about ignoring warnings, system prompts, passwords, instructions, role-play and "act as"
 prompts, security discussions, overrides, e-mail corrections such as "please disregard my previous
 email", code, everyday questions), ${data.stats.syntheticInjections} template-generated injection sentences (overrides, fake
 system markers, prompt leaking, exfiltration links, persona jailbreaks), ${data.stats.leetspeakPositives} leetspeak copies of them,
 ${data.stats.insertedPayloads} indirect-injection positives made by inserting short payloads into benign training texts,
 ${data.stats.translatedTrain} translated injections and benign requests in German, Spanish, French, Italian, Portuguese and
-Dutch (\`models/data/multilingual.ts\`, both classes in every language so language is not the signal) and
+Dutch (\`training/data/multilingual.ts\`, both classes in every language so language is not the signal) and
 ${data.stats.lengthMatchedNegatives} length-matched benign texts (joined benign training texts whose lengths follow the
 positives' length distribution, against the "long means attack" shortcut). All text is normalised as the
 engine normalises it (NFKC, invisible characters removed, homoglyphs folded) before training.

@@ -4,7 +4,7 @@
  * from SECRET_KEY, or the embedded default's `DATA_DIR/secret.key`). The ciphertext is bound to its
  * organization and webhook, so a row copied onto another webhook does not decrypt.
  */
-import { randomBase62, seal, unseal } from '../lib/crypto.ts';
+import { randomBase62, seal, unseal } from '../../lib/crypto.ts';
 
 /** `whsec_` followed by 43 base62 characters (32 random bytes). */
 export function mintWebhookSecret(): string {

@@ -117,11 +117,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   } catch (err) {
     throw new ConfigError([`WEBHOOK_UNSAFE_ALLOW_HOSTS: ${(err as Error).message}`]);
   }
-  if (raw.WEBHOOK_CA_FILE && !existsSync(raw.WEBHOOK_CA_FILE)) throw new ConfigError([`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} does not exist`]);
+  if (raw.WEBHOOK_CA_FILE && !existsSync(raw.WEBHOOK_CA_FILE))
+    throw new ConfigError([`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} does not exist`]);
   if (raw.DEPLOYMENT_MODE === 'saas' && raw.METRICS_ENABLED && !raw.METRICS_TOKEN) {
-    throw new ConfigError(['METRICS_TOKEN: required in saas mode while METRICS_ENABLED (metrics span every organization)']);
+    throw new ConfigError([
+      'METRICS_TOKEN: required in saas mode while METRICS_ENABLED (metrics span every organization)',
+    ]);
   }
-  return Object.freeze({ ...raw, DATA_DIR: path.resolve(raw.DATA_DIR), AUTH_CACHE_TTL_MS: authTtl, MODELS_DIR: raw.MODELS_DIR ? path.resolve(raw.MODELS_DIR) : undefined });
+  return Object.freeze({
+    ...raw,
+    DATA_DIR: path.resolve(raw.DATA_DIR),
+    AUTH_CACHE_TTL_MS: authTtl,
+    MODELS_DIR: raw.MODELS_DIR ? path.resolve(raw.MODELS_DIR) : undefined,
+  });
 }
 
 /**

@@ -54,7 +54,11 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const metrics = deps.metrics ?? createMetrics(config.METRICS_ENABLED);
   const webhookChanges = invalidationBus(redis, config.REDIS_KEY_PREFIX, TOPICS.webhooksChanged, logger);
   const allow = AllowList.parse(config.WEBHOOK_UNSAFE_ALLOW_HOSTS);
-  if (allow.size > 0) logger.warn({ hosts: config.WEBHOOK_UNSAFE_ALLOW_HOSTS }, 'WEBHOOK_UNSAFE_ALLOW_HOSTS is set: webhooks may reach these private hosts (for tests only)');
+  if (allow.size > 0)
+    logger.warn(
+      { hosts: config.WEBHOOK_UNSAFE_ALLOW_HOSTS },
+      'WEBHOOK_UNSAFE_ALLOW_HOSTS is set: webhooks may reach these private hosts (for tests only)',
+    );
   const webhookPump = config.WEBHOOK_DELIVERY_ENABLED
     ? new DeliveryPump({
         db,
@@ -92,7 +96,9 @@ export function buildApp(deps: AppDeps): BuiltApp {
     lookup: deps.webhookDns?.register,
     onEnqueued: () => webhookPump?.poke(),
   };
-  const rateLimiter = redis ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger) : new MemoryRateLimiter(clock);
+  const rateLimiter = redis
+    ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger)
+    : new MemoryRateLimiter(clock);
   const scanWriter = new ScanWriter(db, {
     maxBatch: config.SCAN_WRITER_MAX_BATCH,
     maxConcurrent: config.SCAN_WRITER_CONCURRENCY,

@@ -6,7 +6,10 @@ import { z } from 'zod';
 export const shortString = z.string().min(1, 'must be 1 to 255 characters').max(255, 'must be 1 to 255 characters');
 
 /** An RFC 3339 date-time with an offset, as a Date. */
-export const instant = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time' }).transform((s) => new Date(s));
+export const instant = z.iso
+  .datetime({ offset: true, message: 'must be an RFC 3339 date-time' })
+  .transform((s) => new Date(s));
 
 /** The `since` < `until` check of a time window (`since` inclusive, `until` exclusive). */
-export const windowInOrder = (q: { since?: Date | undefined; until?: Date | undefined }) => !(q.since && q.until && q.since >= q.until);
+export const windowInOrder = (q: { since?: Date | undefined; until?: Date | undefined }) =>
+  !(q.since && q.until && q.since >= q.until);

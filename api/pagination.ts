@@ -21,7 +21,12 @@ export type PageQuery = z.infer<typeof pageQuery>;
  * Keyset position of a list ordered by id descending, read from a signed cursor.
  * @throws ProblemError 400 `<list>.invalid_cursor` for a tampered, foreign or malformed cursor.
  */
-export function readIdCursor(codec: CursorCodec, list: string, orgId: string, cursor: string | undefined): string | undefined {
+export function readIdCursor(
+  codec: CursorCodec,
+  list: string,
+  orgId: string,
+  cursor: string | undefined,
+): string | undefined {
   if (cursor === undefined) return undefined;
   const payload = codec.decode(list, orgId, cursor);
   if (!payload || typeof payload.before !== 'string') throw Errors.invalidCursor(list);
@@ -29,6 +34,13 @@ export function readIdCursor(codec: CursorCodec, list: string, orgId: string, cu
 }
 
 /** `{data, next_cursor}`; `next_cursor` is null on the last page. */
-export function page<T>(codec: CursorCodec, list: string, orgId: string, data: T[], lastId: string | undefined, more: boolean) {
+export function page<T>(
+  codec: CursorCodec,
+  list: string,
+  orgId: string,
+  data: T[],
+  lastId: string | undefined,
+  more: boolean,
+) {
   return { data, next_cursor: more && lastId ? codec.encode(list, orgId, { before: lastId }) : null };
 }

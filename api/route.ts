@@ -92,7 +92,9 @@ export class Routes {
   /** GET and DELETE take no body; every POST and PUT also takes Idempotency-Key. */
   private bodyChain(method: Method): RequestHandler[] {
     if (method === 'get' || method === 'delete') return [];
-    return method === 'post' || method === 'put' ? [this.chain.jsonBody, this.chain.idempotency] : [this.chain.jsonBody];
+    return method === 'post' || method === 'put'
+      ? [this.chain.jsonBody, this.chain.idempotency]
+      : [this.chain.jsonBody];
   }
 
   /** Every route declared so far, in declaration order (the reliability suites enumerate them). */

@@ -69,7 +69,9 @@ function storableString(s: string): string {
  */
 export function storableText<T>(value: T): T {
   const root: Record<string, unknown> = {};
-  const stack: { v: unknown; into: Record<string, unknown> | unknown[]; at: string | number }[] = [{ v: value, into: root, at: 'v' }];
+  const stack: { v: unknown; into: Record<string, unknown> | unknown[]; at: string | number }[] = [
+    { v: value, into: root, at: 'v' },
+  ];
   for (let e = stack.pop(); e; e = stack.pop()) {
     const { v, into, at } = e;
     let out: unknown = v;

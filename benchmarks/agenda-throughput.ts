@@ -38,7 +38,10 @@ const PROCESS_EVERY = Number(args['process-every']);
 const TABLE = 'agenda_bench_jobs';
 const ENQUEUE_PARALLEL = 50;
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', max: 20 });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  max: 20,
+});
 
 async function freshTable(): Promise<void> {
   await pool.query(getDropTableSQL(TABLE));
@@ -51,7 +54,13 @@ async function measure(mode: 'backlog' | 'live'): Promise<{ enqueueS: number; to
   await freshTable();
   // ensureSchema off: the table is ours (and on, the backend would also create an agenda_logs table).
   const agenda = new Agenda({
-    backend: new PostgresBackend({ pool, tableName: TABLE, channelName: TABLE, ensureSchema: false, disableNotifications: args['no-notifications'] }),
+    backend: new PostgresBackend({
+      pool,
+      tableName: TABLE,
+      channelName: TABLE,
+      ensureSchema: false,
+      disableNotifications: args['no-notifications'],
+    }),
     name: `bench-${process.pid}`,
     processEvery: PROCESS_EVERY,
     maxConcurrency: CONCURRENCY,
@@ -60,9 +69,13 @@ async function measure(mode: 'backlog' | 'live'): Promise<{ enqueueS: number; to
   let done = 0;
   let allDone!: () => void;
   const finished = new Promise<void>((resolve) => (allDone = resolve));
-  agenda.define('noop', async () => {
-    if (++done === N) allDone();
-  }, { concurrency: CONCURRENCY, lockLimit: LOCK_LIMIT });
+  agenda.define(
+    'noop',
+    async () => {
+      if (++done === N) allDone();
+    },
+    { concurrency: CONCURRENCY, lockLimit: LOCK_LIMIT },
+  );
   await agenda.ready;
 
   const enqueue = async (one: (i: number) => Promise<unknown>) => {

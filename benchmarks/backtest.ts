@@ -46,7 +46,7 @@ const rand = () => {
 const SURFACES = ['user_message', 'assistant_output', 'tool_result', 'document'];
 const start = Date.now() - N * 10;
 const t0 = performance.now();
-for (let done = 0; done < N; ) {
+for (let done = 0; done < N;) {
   const batch: ScanRow[] = [];
   for (let i = 0; i < 2000 && done < N; i++, done++) {
     const at = new Date(start + done * 10);
@@ -66,8 +66,31 @@ for (let done = 0; done < N; ) {
       trace_id: null,
       end_user_id_hash: null,
       action,
-      decision: { action, reason: 'score_threshold', policy_id: null, policy_revision_id: null, matched_rule_id: null, triggering_finding: null },
-      findings: pii ? [{ detector: 'pii', items: [{ text: 'x@y.z', label: rand() < 0.5 ? 'EMAIL_ADDRESS' : 'US_SSN', confidence: 0.95, source: 'regex', span: [0, 5] }], frameworks: { owasp_llm: ['LLM02:2025'], owasp_agentic: [], mitre_atlas: [] } }] : [],
+      decision: {
+        action,
+        reason: 'score_threshold',
+        policy_id: null,
+        policy_revision_id: null,
+        matched_rule_id: null,
+        triggering_finding: null,
+      },
+      findings: pii
+        ? [
+            {
+              detector: 'pii',
+              items: [
+                {
+                  text: 'x@y.z',
+                  label: rand() < 0.5 ? 'EMAIL_ADDRESS' : 'US_SSN',
+                  confidence: 0.95,
+                  source: 'regex',
+                  span: [0, 5],
+                },
+              ],
+              frameworks: { owasp_llm: ['LLM02:2025'], owasp_agentic: [], mitre_atlas: [] },
+            },
+          ]
+        : [],
       scores: { prompt_injection: pi, pii: pii ? 0.95 : 0, toxicity: rand() * 0.3, sensitive_path: 0 },
       content_stored: false,
       content: null,
@@ -87,26 +110,68 @@ say(`stored ${N} scans in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const changes = new LocalInvalidationBus();
 const thresholds = { warn_above: 0.5, flag_above: 0.8, block_above: 0.95 };
-const deps: PolicyDeps = { db, clock: systemClock, catalog: { names: ['prompt_injection', 'pii', 'toxicity', 'sensitive_path'], thresholdsOf: () => thresholds }, changes, cache: new PolicyCache(db, changes, 30_000) };
+const deps: PolicyDeps = {
+  db,
+  clock: systemClock,
+  catalog: { names: ['prompt_injection', 'pii', 'toxicity', 'sensitive_path'], thresholdsOf: () => thresholds },
+  changes,
+  cache: new PolicyCache(db, changes, 30_000),
+};
 const rules = [
-  { name: 'trusted agents', when: { all_of: [{ context: 'agent_id', prefix: 'agent-1' }, { surface_in: ['user_message'] }] }, then: { action: 'allowed' as const, notify: [] } },
-  { name: 'injection in tools', when: { all_of: [{ detector: 'prompt_injection', score_above: 0.7 }, { surface_in: ['tool_result', 'document'] }] }, then: { action: 'blocked' as const, notify: [] } },
-  { name: 'long documents', when: { all_of: [{ content_length_above: 3500 }, { not: { context: 'mcp_server', present: true } }] }, then: { action: 'warned' as const, notify: [] } },
+  {
+    name: 'trusted agents',
+    when: { all_of: [{ context: 'agent_id', prefix: 'agent-1' }, { surface_in: ['user_message'] }] },
+    then: { action: 'allowed' as const, notify: [] },
+  },
+  {
+    name: 'injection in tools',
+    when: { all_of: [{ detector: 'prompt_injection', score_above: 0.7 }, { surface_in: ['tool_result', 'document'] }] },
+    then: { action: 'blocked' as const, notify: [] },
+  },
+  {
+    name: 'long documents',
+    when: { all_of: [{ content_length_above: 3500 }, { not: { context: 'mcp_server', present: true } }] },
+    then: { action: 'warned' as const, notify: [] },
+  },
 ];
-if (args.labels) rules.push({ name: 'no SSNs', when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] } as never] }, then: { action: 'blocked' as const, notify: [] } });
+if (args.labels)
+  rules.push({
+    name: 'no SSNs',
+    when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] } as never] },
+    then: { action: 'blocked' as const, notify: [] },
+  });
 const policy = await createPolicy(
   deps,
   org.id,
-  { name: 'bench', mode: 'enforce', enabled: true, rules, default_action: 'allowed', detector_config: { toxicity: { enabled: false } }, allowed_mcp_servers: [], blocked_mcp_servers: [], allowed_mcp_tools: [], blocked_mcp_tools: [] },
+  {
+    name: 'bench',
+    mode: 'enforce',
+    enabled: true,
+    rules,
+    default_action: 'allowed',
+    detector_config: { toxicity: { enabled: false } },
+    allowed_mcp_servers: [],
+    blocked_mcp_servers: [],
+    allowed_mcp_tools: [],
+    blocked_mcp_tools: [],
+  },
   { id: 'bench', requestId: null },
 );
 
 const results: { run: number; scans: number; ms: number; scans_per_s: number }[] = [];
 for (let run = 1; run <= Number(args.runs); run++) {
-  const r = await backtestPolicy(deps, org.id, policy.id, { since: new Date(start - 1000), until: new Date(), samples: 5, max_scans: 10_000_000 }, () => thresholds);
+  const r = await backtestPolicy(
+    deps,
+    org.id,
+    policy.id,
+    { since: new Date(start - 1000), until: new Date(), samples: 5, max_scans: 10_000_000 },
+    () => thresholds,
+  );
   const perS = Math.round(r.scans_evaluated / (r.elapsed_ms / 1000));
   results.push({ run, scans: r.scans_evaluated, ms: r.elapsed_ms, scans_per_s: perS });
-  say(`run ${run}: ${r.scans_evaluated} scans in ${r.elapsed_ms} ms → ${perS.toLocaleString('en')} scans/s (changed ${r.changed}; ${r.transitions.length} transitions)`);
+  say(
+    `run ${run}: ${r.scans_evaluated} scans in ${r.elapsed_ms} ms → ${perS.toLocaleString('en')} scans/s (changed ${r.changed}; ${r.transitions.length} transitions)`,
+  );
 }
 if (args.json) process.stdout.write(`${JSON.stringify({ scans: N, labels: args.labels, results })}\n`);
 await db.end();

@@ -33,12 +33,25 @@ import { formatSummary, measure, type Measurement } from './measure.ts';
 import { medianRatios, medianScaling, round3, targetsOf, type Check } from './rounds.ts';
 import { parseCli } from './cli.ts';
 import { machineInfo, ROOT, start, stop } from './processes.ts';
-import { renderHtml, type BenchReport, type Ratio, type RunRecord, type Scenario, type ScalingRow, type TargetCheck } from './report-html.ts';
+import {
+  renderHtml,
+  type BenchReport,
+  type Ratio,
+  type RunRecord,
+  type Scenario,
+  type ScalingRow,
+  type TargetCheck,
+} from './report-html.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
-const USAGE = 'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--repeat N] [--embedded] [--profile DIR] [--json]';
+const USAGE =
+  'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--repeat N] [--embedded] [--profile DIR] [--json]';
 
-const { values: args, fail, positiveInt } = parseCli(USAGE, {
+const {
+  values: args,
+  fail,
+  positiveInt,
+} = parseCli(USAGE, {
   scenario: { type: 'string', default: 'standard' },
   tier: { type: 'string' },
   connections: { type: 'string' },
@@ -55,10 +68,16 @@ const { values: args, fail, positiveInt } = parseCli(USAGE, {
 });
 
 const SCENARIOS: Scenario[] = ['standard', 'document', 'scaling'];
-const scenarios: Scenario[] = args.scenario === 'all' ? SCENARIOS : SCENARIOS.includes(args.scenario as Scenario) ? [args.scenario as Scenario] : fail(`unknown --scenario ${args.scenario}`);
+const scenarios: Scenario[] =
+  args.scenario === 'all'
+    ? SCENARIOS
+    : SCENARIOS.includes(args.scenario as Scenario)
+      ? [args.scenario as Scenario]
+      : fail(`unknown --scenario ${args.scenario}`);
 const tiers = args.tier?.split(',').map((t) => t.trim());
 for (const t of tiers ?? []) if (!['fast', 'accurate', 'auto'].includes(t)) fail(`unknown tier ${JSON.stringify(t)}`);
-if (args.surface !== undefined && !(SURFACES as readonly string[]).includes(args.surface)) fail(`unknown --surface ${args.surface} (one of ${SURFACES.join(', ')})`);
+if (args.surface !== undefined && !(SURFACES as readonly string[]).includes(args.surface))
+  fail(`unknown --surface ${args.surface} (one of ${SURFACES.join(', ')})`);
 const duration = positiveInt('duration', args.duration)!;
 const warmup = Number(args.warmup);
 if (!Number.isInteger(warmup) || warmup < 0) fail('--warmup takes a number of seconds ≥ 0');
@@ -94,7 +113,11 @@ const runs: RunRecord[] = [];
 const ratios: Ratio[] = [];
 const targets: TargetCheck[] = [];
 // Assigned inside the scenario functions (an object, so the checker does not narrow them to null here).
-const state: { scaling: ScalingRow[] | null; service: Service | null; round: number } = { scaling: null, service: null, round: 1 };
+const state: { scaling: ScalingRow[] | null; service: Service | null; round: number } = {
+  scaling: null,
+  service: null,
+  round: 1,
+};
 /** ` #k` on ids and names when the run has several rounds. */
 const roundTag = () => (repeat > 1 ? ` #${state.round}` : '');
 
@@ -110,20 +133,58 @@ async function serviceWith(cluster: number | null): Promise<Service> {
   say(`starting the service${cluster === null ? '' : ` with --cluster ${cluster}`}…`);
   const started = await startService(db!, cluster, args.profile);
   state.service = started;
-  say(`  answering after ${(started.startup.healthy_ms / 1000).toFixed(1)} s, idle after ${(started.startup.idle_ms / 1000).toFixed(1)} s more`);
+  say(
+    `  answering after ${(started.startup.healthy_ms / 1000).toFixed(1)} s, idle after ${(started.startup.idle_ms / 1000).toFixed(1)} s more`,
+  );
   if (!secret) secret = await bootstrapKey(db!);
   return started;
 }
 
 /** `pid`: the target's process (the echo, or the service; its cluster workers are found under it) for CPU accounting. */
-async function record(scenario: Scenario, target: 'echo' | 'scans', pid: number, url: string, requests: string[], load: Load, tier: string | null, cluster: number | null, headers: Record<string, string>): Promise<RunRecord> {
+async function record(
+  scenario: Scenario,
+  target: 'echo' | 'scans',
+  pid: number,
+  url: string,
+  requests: string[],
+  load: Load,
+  tier: string | null,
+  cluster: number | null,
+  headers: Record<string, string>,
+): Promise<RunRecord> {
   const label = `${scenario} ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${roundTag()}`;
-  if (warmup > 0) await measure(url, requests, { connections: load.connections, seconds: warmup, headers, label: `warm-up ${label}`, progress });
+  if (warmup > 0)
+    await measure(url, requests, {
+      connections: load.connections,
+      seconds: warmup,
+      headers,
+      label: `warm-up ${label}`,
+      progress,
+    });
   const before = sampleCpu(pid);
-  const m: Measurement = await measure(url, requests, { connections: load.connections, seconds: duration, headers, label, progress });
+  const m: Measurement = await measure(url, requests, {
+    connections: load.connections,
+    seconds: duration,
+    headers,
+    label,
+    progress,
+  });
   const cpu = cpuPerRequest(before, sampleCpu(pid), m.summary.requests);
   if (cpu) say(`  ${formatCpu(cpu)}`);
-  const run: RunRecord = { id: `${scenario}: ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${roundTag()}`, round: state.round, scenario, target, tier, cluster, connections: load.connections, body_chars: load.chars, surface: load.surface, duration_s: duration, ...m, cpu };
+  const run: RunRecord = {
+    id: `${scenario}: ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${roundTag()}`,
+    round: state.round,
+    scenario,
+    target,
+    tier,
+    cluster,
+    connections: load.connections,
+    body_chars: load.chars,
+    surface: load.surface,
+    duration_s: duration,
+    ...m,
+    cpu,
+  };
   runs.push(run);
   return run;
 }
@@ -134,13 +195,33 @@ async function echoFor(scenario: Scenario, load: Load): Promise<RunRecord> {
   const key = `${state.round}|${scenario === 'document' ? 'document' : 'standard'}|${load.chars}|${load.surface}|${load.connections}`;
   const done = echoRuns.get(key);
   if (done) return done;
-  const run = await record(scenario, 'echo', echo!.child.pid!, `http://127.0.0.1:${echo!.port}/echo`, load.bodies(load.tiers[0]!), load, null, null, {});
+  const run = await record(
+    scenario,
+    'echo',
+    echo!.child.pid!,
+    `http://127.0.0.1:${echo!.port}/echo`,
+    load.bodies(load.tiers[0]!),
+    load,
+    null,
+    null,
+    {},
+  );
   echoRuns.set(key, run);
   return run;
 }
 
 async function scans(scenario: Scenario, load: Load, tier: string, svc: Service): Promise<RunRecord> {
-  return record(scenario, 'scans', svc.child.pid!, `http://127.0.0.1:${svc.port}/v1/scans`, load.bodies(tier), load, tier, svc.cluster, { authorization: `Bearer ${secret}` });
+  return record(
+    scenario,
+    'scans',
+    svc.child.pid!,
+    `http://127.0.0.1:${svc.port}/v1/scans`,
+    load.bodies(tier),
+    load,
+    tier,
+    svc.cluster,
+    { authorization: `Bearer ${secret}` },
+  );
 }
 
 /** One round's target checks; `collect` turns them into the report's targets (with medians over rounds). */
@@ -184,7 +265,13 @@ async function document(): Promise<void> {
   for (const tier of load.tiers) {
     const run = await scans('document', load, tier, svc);
     ratio(run, base);
-    check(`document (${load.chars} chars), tier ${tier}: p95`, '≤ 100 ms', run.summary.p95_ms, ' ms', run.summary.p95_ms <= 100);
+    check(
+      `document (${load.chars} chars), tier ${tier}: p95`,
+      '≤ 100 ms',
+      run.summary.p95_ms,
+      ' ms',
+      run.summary.p95_ms <= 100,
+    );
   }
 }
 
@@ -203,7 +290,14 @@ async function scale(): Promise<void> {
     vs_echo: ratio(run, base),
   }));
   scalingRounds.push(rows);
-  for (const row of rows.slice(1)) check(`scaling, tier ${tier}: efficiency at ${row.processes} processes`, '≥ 0.8', row.efficiency, '', row.efficiency >= 0.8);
+  for (const row of rows.slice(1))
+    check(
+      `scaling, tier ${tier}: efficiency at ${row.processes} processes`,
+      '≥ 0.8',
+      row.efficiency,
+      '',
+      row.efficiency >= 0.8,
+    );
 }
 
 const when = new Date().toISOString();
@@ -231,7 +325,14 @@ if (failed) {
 const report: BenchReport = {
   when,
   machine: machineInfo(),
-  settings: { scenarios, repeat, duration_s: duration, warmup_s: warmup, database: db!.kind, command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim() },
+  settings: {
+    scenarios,
+    repeat,
+    duration_s: duration,
+    warmup_s: warmup,
+    database: db!.kind,
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+  },
   runs,
   ratios,
   scaling: state.scaling,
@@ -248,12 +349,18 @@ writeFileSync(htmlFile, renderHtml(report));
 if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else {
   const out: string[] = ['', 'runs'];
-  for (const r of runs) out.push(`  ${r.id.padEnd(40)} ${formatSummary(r.summary)}${r.cpu ? `\n  ${''.padEnd(40)} ${formatCpu(r.cpu)}` : ''}`);
+  for (const r of runs)
+    out.push(
+      `  ${r.id.padEnd(40)} ${formatSummary(r.summary)}${r.cpu ? `\n  ${''.padEnd(40)} ${formatCpu(r.cpu)}` : ''}`,
+    );
   out.push('ratios (req/s; the headline)');
   for (const r of ratios) out.push(`  ${r.name.padEnd(62)} ${r.value}`);
   if (state.scaling) {
     out.push(repeat > 1 ? `scaling (median of ${repeat} rounds)` : 'scaling');
-    for (const s of state.scaling) out.push(`  ${String(s.processes).padStart(2)} processes  ${s.req_per_s} req/s  efficiency ${s.efficiency}  vs echo ${s.vs_echo}`);
+    for (const s of state.scaling)
+      out.push(
+        `  ${String(s.processes).padStart(2)} processes  ${s.req_per_s} req/s  efficiency ${s.efficiency}  vs echo ${s.vs_echo}`,
+      );
   }
   if (targets.length) out.push('targets');
   for (const t of targets) out.push(`  ${t.met ? 'met    ' : 'not met'}  ${t.name}: ${t.value} (wanted ${t.target})`);

@@ -134,7 +134,11 @@ export function sampleCpu(servicePid: number): CpuSample | null {
 const ms = (seconds: number, requests: number) => Math.round((seconds / Math.max(requests, 1)) * 1e6) / 1e3;
 
 /** Per-response CPU between two samples; null when either is missing. */
-export function cpuPerRequest(before: CpuSample | null, after: CpuSample | null, requests: number): CpuPerRequest | null {
+export function cpuPerRequest(
+  before: CpuSample | null,
+  after: CpuSample | null,
+  requests: number,
+): CpuPerRequest | null {
   if (!before || !after) return null;
   const d = (k: keyof CpuSample) => after[k] - before[k];
   const total = d('machineTotal');

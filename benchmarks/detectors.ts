@@ -37,11 +37,24 @@ async function time(fn: () => unknown, budgetMs: number, minRuns = 30): Promise<
 const rows: { what: string; chars: number; p50_ms: number; p99_ms: number; runs: number }[] = [];
 const record = (what: string, chars: number, samples: number[]) => {
   const { p50, p99 } = quantiles(samples);
-  rows.push({ what, chars, p50_ms: Math.round(p50 * 1000) / 1000, p99_ms: Math.round(p99 * 1000) / 1000, runs: samples.length });
-  if (!json) process.stdout.write(`${what.padEnd(40)} ${String(chars).padStart(6)}  p50 ${p50.toFixed(3).padStart(8)} ms  p99 ${p99.toFixed(3).padStart(8)} ms  (${samples.length} runs)\n`);
+  rows.push({
+    what,
+    chars,
+    p50_ms: Math.round(p50 * 1000) / 1000,
+    p99_ms: Math.round(p99 * 1000) / 1000,
+    runs: samples.length,
+  });
+  if (!json)
+    process.stdout.write(
+      `${what.padEnd(40)} ${String(chars).padStart(6)}  p50 ${p50.toFixed(3).padStart(8)} ms  p99 ${p99.toFixed(3).padStart(8)} ms  (${samples.length} runs)\n`,
+    );
 };
 
-const scanning = await startScanning({ WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: undefined }, createMetrics(false), createLogger('warn'));
+const scanning = await startScanning(
+  { WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: undefined },
+  createMetrics(false),
+  createLogger('warn'),
+);
 const { engine } = scanning;
 const direct = {
   'pi-accurate': await loadOnnxClassifier(modelEntry('pi-accurate')),
@@ -57,7 +70,11 @@ for (const chars of SIZES) {
     const tiers = d.name === 'prompt_injection' ? (['fast', 'accurate'] as const) : (['accurate'] as const);
     for (const tier of tiers) {
       const input = { text, surface: 'user_message' as const, tier, deadlineAt: Date.now() + 3_600_000 };
-      record(`${d.name}${d.name === 'prompt_injection' ? `/${tier}` : ''} (scan path)`, chars, await time(() => d.detect(input), 400));
+      record(
+        `${d.name}${d.name === 'prompt_injection' ? `/${tier}` : ''} (scan path)`,
+        chars,
+        await time(() => d.detect(input), 400),
+      );
     }
   }
   // The same 2,000-char windows (overlap 200) the detectors send, in one batch.
@@ -65,8 +82,26 @@ for (const chars of SIZES) {
   record('pi-accurate onnx (this thread)', chars, await time(() => direct['pi-accurate'].scoreBatch(windows), 300));
   record('toxicity onnx (this thread)', chars, await time(() => direct.toxicity.scoreBatch(windows), 300));
   record('pii-ner onnx (this thread)', chars, await time(() => direct['pii-ner'].entitiesBatch([raw]), 300));
-  record('whole scan, tier=fast', chars, await time(() => engine.scan({ surface: 'user_message', text: raw, tier: 'fast' }, { deadlineAt: Date.now() + 3_600_000 }), 400));
-  record('whole scan, tier=accurate', chars, await time(() => engine.scan({ surface: 'user_message', text: raw, tier: 'accurate' }, { deadlineAt: Date.now() + 3_600_000 }), 400));
+  record(
+    'whole scan, tier=fast',
+    chars,
+    await time(
+      () => engine.scan({ surface: 'user_message', text: raw, tier: 'fast' }, { deadlineAt: Date.now() + 3_600_000 }),
+      400,
+    ),
+  );
+  record(
+    'whole scan, tier=accurate',
+    chars,
+    await time(
+      () =>
+        engine.scan({ surface: 'user_message', text: raw, tier: 'accurate' }, { deadlineAt: Date.now() + 3_600_000 }),
+      400,
+    ),
+  );
 }
-if (json) process.stdout.write(`${JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, rows }, null, 2)}\n`);
+if (json)
+  process.stdout.write(
+    `${JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, rows }, null, 2)}\n`,
+  );
 await scanning.close();

@@ -23,7 +23,14 @@ export type Mix = 'benign' | 'injection' | 'pii' | 'mixed';
 
 /** A text of exactly `chars` characters built from the chosen sentences, starting at `seed`. */
 export function textOf(chars: number, mix: Mix, seed = 0): string {
-  const pool = mix === 'benign' ? BENIGN : mix === 'injection' ? [...BENIGN, ...INJECTION] : mix === 'pii' ? [...BENIGN, ...PII] : [...BENIGN, ...INJECTION, ...PII];
+  const pool =
+    mix === 'benign'
+      ? BENIGN
+      : mix === 'injection'
+        ? [...BENIGN, ...INJECTION]
+        : mix === 'pii'
+          ? [...BENIGN, ...PII]
+          : [...BENIGN, ...INJECTION, ...PII];
   let out = '';
   for (let i = seed; out.length < chars; i++) out += pool[i % pool.length];
   return out.slice(0, chars);
@@ -32,7 +39,14 @@ export function textOf(chars: number, mix: Mix, seed = 0): string {
 /** A request body mix: 60% benign, 20% injection, 20% PII, in a fixed rotation. */
 export function bodies(chars: number, surface = 'user_message', tier = 'auto'): string[] {
   const mixes: Mix[] = ['benign', 'injection', 'benign', 'pii', 'benign'];
-  return mixes.map((m, i) => JSON.stringify({ kind: 'content', surface, content: { type: 'text', text: textOf(chars, m, i) }, options: { tier } }));
+  return mixes.map((m, i) =>
+    JSON.stringify({
+      kind: 'content',
+      surface,
+      content: { type: 'text', text: textOf(chars, m, i) },
+      options: { tier },
+    }),
+  );
 }
 
 // Longer, varied prose for document-sized content (reports, wiki pages, retrieved pages).
@@ -88,5 +102,7 @@ export function documentText(chars: number, seed = 0, every = 8): string {
 /** Document-sized request bodies: one wholly benign document and three with the occasional injection or PII sentence. */
 export function documentBodies(chars: number, surface = 'document', tier = 'accurate'): string[] {
   const docs = [documentText(chars, 0, 0), documentText(chars, 1), documentText(chars, 2), documentText(chars, 3, 5)];
-  return docs.map((text) => JSON.stringify({ kind: 'content', surface, content: { type: 'text', text }, options: { tier } }));
+  return docs.map((text) =>
+    JSON.stringify({ kind: 'content', surface, content: { type: 'text', text }, options: { tier } }),
+  );
 }

@@ -11,7 +11,11 @@ import { syntheticInjections } from '../training/data/synthetic-injections.ts';
 import { TextFeaturizer, type TextFeaturizerConfig } from '../inference/features.ts';
 import { loadLinearModel, loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from '../inference/runtime.ts';
 
-const pool = [...injectionHardNegativesEval(400, 1).map((h) => h.text), ...syntheticInjections(200, 2), ...piiSynthEval(300, 3).map((s) => s.text)];
+const pool = [
+  ...injectionHardNegativesEval(400, 1).map((h) => h.text),
+  ...syntheticInjections(200, 2),
+  ...piiSynthEval(300, 3).map((s) => s.text),
+];
 /** Flat strings of exactly `size` characters built from the pool. */
 function texts(count: number, size: number): string[] {
   const all = pool.join(' ');
@@ -25,10 +29,18 @@ function texts(count: number, size: number): string[] {
 
 function stats(samples: number[]): { min: number; median: number; p99: number } {
   const s = [...samples].sort((a, b) => a - b);
-  return { min: s[0] as number, median: s[Math.floor(s.length / 2)] as number, p99: s[Math.floor(s.length * 0.99)] as number };
+  return {
+    min: s[0] as number,
+    median: s[Math.floor(s.length / 2)] as number,
+    p99: s[Math.floor(s.length * 0.99)] as number,
+  };
 }
 
-async function timeIt(fn: () => unknown | Promise<unknown>, reps: number, warm = 20): Promise<{ min: number; median: number; p99: number }> {
+async function timeIt(
+  fn: () => unknown | Promise<unknown>,
+  reps: number,
+  warm = 20,
+): Promise<{ min: number; median: number; p99: number }> {
   for (let i = 0; i < warm; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < reps; i++) {
@@ -40,20 +52,28 @@ async function timeIt(fn: () => unknown | Promise<unknown>, reps: number, warm =
 }
 
 const fmt = (x: { min: number; median: number }, unit: 'us' | 'ms', div = 1): string =>
-  unit === 'us' ? `min ${((x.min * 1000) / div).toFixed(1)} µs, median ${((x.median * 1000) / div).toFixed(1)} µs` : `min ${(x.min / div).toFixed(3)} ms, median ${(x.median / div).toFixed(3)} ms`;
+  unit === 'us'
+    ? `min ${((x.min * 1000) / div).toFixed(1)} µs, median ${((x.median * 1000) / div).toFixed(1)} µs`
+    : `min ${(x.min / div).toFixed(3)} ms, median ${(x.median / div).toFixed(3)} ms`;
 
 const t2000 = texts(200, 2000);
 const t1000 = texts(64, 1000);
 
 const fast = loadLinearModel(modelEntry('pi-fast'));
 const feat = new TextFeaturizer(modelEntry('pi-fast').featurizer as unknown as TextFeaturizerConfig);
-console.log(`featurize 2,000 chars:      ${fmt(await timeIt(() => t2000.forEach((t) => feat.hashes(t)), 50), 'us', t2000.length)}`);
-console.log(`pi-fast score 2,000 chars:  ${fmt(await timeIt(() => t2000.forEach((t) => fast.score(t)), 50), 'us', t2000.length)}`);
+console.log(
+  `featurize 2,000 chars:      ${fmt(await timeIt(() => t2000.forEach((t) => feat.hashes(t)), 50), 'us', t2000.length)}`,
+);
+console.log(
+  `pi-fast score 2,000 chars:  ${fmt(await timeIt(() => t2000.forEach((t) => fast.score(t)), 50), 'us', t2000.length)}`,
+);
 
 for (const id of ['pi-accurate', 'toxicity']) {
   const clf = await loadOnnxClassifier(modelEntry(id));
   const max = clf.entry.max_chars;
-  const windows = t1000.map((t) => chunkRanges(t, max, Math.min(200, Math.floor(max / 4))).map((c) => t.slice(c.start, c.end)));
+  const windows = t1000.map((t) =>
+    chunkRanges(t, max, Math.min(200, Math.floor(max / 4))).map((c) => t.slice(c.start, c.end)),
+  );
   let k = 0;
   const single = await timeIt(() => clf.scoreBatch(windows[k++ % windows.length] as string[]), 500);
   let b = 0;
@@ -61,12 +81,16 @@ for (const id of ['pi-accurate', 'toxicity']) {
     const start = (b++ % 4) * 16;
     return clf.scoreBatch(windows.slice(start, start + 16).flat());
   }, 60);
-  console.log(`${id.padEnd(11)} 1 x 1,000 chars (${(windows[0] as string[]).length} windows of ${max}): ${fmt(single, 'ms')}, p99 ${single.p99.toFixed(3)} ms; batch 16 x 1,000 chars: ${fmt(batch, 'ms')}`);
+  console.log(
+    `${id.padEnd(11)} 1 x 1,000 chars (${(windows[0] as string[]).length} windows of ${max}): ${fmt(single, 'ms')}, p99 ${single.p99.toFixed(3)} ms; batch 16 x 1,000 chars: ${fmt(batch, 'ms')}`,
+  );
 }
 
 const ner = await loadOnnxTokenClassifier(modelEntry('pii-ner'));
 let j = 0;
-console.log(`pii-ner 1,000 chars:        ${fmt(await timeIt(() => ner.entitiesBatch([t1000[j++ % t1000.length] as string]), 200), 'ms')}`);
+console.log(
+  `pii-ner 1,000 chars:        ${fmt(await timeIt(() => ner.entitiesBatch([t1000[j++ % t1000.length] as string]), 200), 'ms')}`,
+);
 const nb = await timeIt(() => ner.entitiesBatch(t1000.slice(0, 16)), 40);
 console.log(`pii-ner 16 x 1,000 chars:   ${fmt(nb, 'ms')}`);
 console.log(`RSS with every model loaded: ${Math.round(process.memoryUsage().rss / 1e6)} MB`);

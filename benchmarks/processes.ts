@@ -52,11 +52,20 @@ export function freePort(): Promise<number> {
  * Starts a tsx child; ready when `ready` matches its output (group 1: the port), or when `port` answers
  * /healthz. `env` adds to this process's environment; an undefined value removes that variable.
  */
-export function start(cmd: string[], env: Record<string, string | undefined>, ready: RegExp | null, port?: number): Promise<{ child: ChildProcess; port: number }> {
+export function start(
+  cmd: string[],
+  env: Record<string, string | undefined>,
+  ready: RegExp | null,
+  port?: number,
+): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
     for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
-    const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], {
+      cwd: ROOT,
+      env: merged,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     if (port !== undefined) {
       const poll = setInterval(() => {
@@ -112,7 +121,7 @@ function treeCpuSeconds(pid: number): number | null {
     children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
   }
   let total = 0;
-  for (const queue = [pid]; queue.length; ) {
+  for (const queue = [pid]; queue.length;) {
     const p = queue.pop()!;
     total += ticks.get(p) ?? 0;
     queue.push(...(children.get(p) ?? []));
@@ -151,10 +160,18 @@ export interface LoadOptions {
 export function load(url: string, requests: string[], o: LoadOptions): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url, method: 'POST', connections: o.connections, duration: o.seconds, headers: { 'content-type': 'application/json', ...o.headers }, requests: requests.map((body) => ({ body })) },
+      {
+        url,
+        method: 'POST',
+        connections: o.connections,
+        duration: o.seconds,
+        headers: { 'content-type': 'application/json', ...o.headers },
+        requests: requests.map((body) => ({ body })),
+      },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
-    if (o.progress) autocannon.track(instance, { renderProgressBar: true, renderResultsTable: false, renderLatencyTable: false });
+    if (o.progress)
+      autocannon.track(instance, { renderProgressBar: true, renderResultsTable: false, renderLatencyTable: false });
   });
 }
 

@@ -52,7 +52,14 @@ export interface TargetCheck {
 export interface BenchReport {
   when: string;
   machine: MachineInfo;
-  settings: { scenarios: Scenario[]; repeat: number; duration_s: number; warmup_s: number; database: string; command: string };
+  settings: {
+    scenarios: Scenario[];
+    repeat: number;
+    duration_s: number;
+    warmup_s: number;
+    database: string;
+    command: string;
+  };
   runs: RunRecord[];
   ratios: Ratio[];
   scaling: ScalingRow[] | null;
@@ -60,7 +67,8 @@ export interface BenchReport {
 }
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 3 }));
+const fmt = (n: number) =>
+  Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 3 });
 
 const W = 640;
 const H = 220;
@@ -82,7 +90,10 @@ function axes(xLabel: string, yLabel: string, yMax: number, xTicks: { at: number
   return [
     `<line x1="${M.left}" y1="${M.top + plotH}" x2="${M.left + plotW}" y2="${M.top + plotH}" class="axis"/>`,
     `<line x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${M.top + plotH}" class="axis"/>`,
-    ...yTicks.map((v) => `<line x1="${M.left}" y1="${y(v)}" x2="${M.left + plotW}" y2="${y(v)}" class="grid"/><text x="${M.left - 6}" y="${y(v) + 4}" text-anchor="end">${fmt(Math.round(v * 100) / 100)}</text>`),
+    ...yTicks.map(
+      (v) =>
+        `<line x1="${M.left}" y1="${y(v)}" x2="${M.left + plotW}" y2="${y(v)}" class="grid"/><text x="${M.left - 6}" y="${y(v) + 4}" text-anchor="end">${fmt(Math.round(v * 100) / 100)}</text>`,
+    ),
     ...xTicks.map((t) => `<text x="${t.at}" y="${M.top + plotH + 16}" text-anchor="middle">${esc(t.text)}</text>`),
     `<text x="${M.left + plotW / 2}" y="${H - 4}" text-anchor="middle" class="label">${esc(xLabel)}</text>`,
     `<text x="12" y="${M.top + plotH / 2}" text-anchor="middle" class="label" transform="rotate(-90 12 ${M.top + plotH / 2})">${esc(yLabel)}</text>`,
@@ -99,19 +110,27 @@ export function histogramSvg(h: Histogram, p50: number, p99: number): string {
     .map((c, i) => {
       const hgt = (c / yMax) * plotH;
       const over = i === bars.length - 1;
-      const title = over ? `≥ ${fmt(h.counts.length * h.bin_ms)} ms: ${c}` : `${fmt(i * h.bin_ms)}–${fmt((i + 1) * h.bin_ms)} ms: ${c}`;
+      const title = over
+        ? `≥ ${fmt(h.counts.length * h.bin_ms)} ms: ${c}`
+        : `${fmt(i * h.bin_ms)}–${fmt((i + 1) * h.bin_ms)} ms: ${c}`;
       return `<rect x="${M.left + i * bw + 0.5}" y="${M.top + plotH - hgt}" width="${Math.max(bw - 1, 0.5)}" height="${hgt}" class="${over ? 'over' : 'bar'}"><title>${esc(title)}</title></rect>`;
     })
     .join('');
   const step = Math.max(1, Math.ceil(h.counts.length / 8));
-  const ticks = h.counts.map((_, i) => i).filter((i) => i % step === 0).map((i) => ({ at: M.left + i * bw, text: fmt(Math.round(i * h.bin_ms * 100) / 100) }));
+  const ticks = h.counts
+    .map((_, i) => i)
+    .filter((i) => i % step === 0)
+    .map((i) => ({ at: M.left + i * bw, text: fmt(Math.round(i * h.bin_ms * 100) / 100) }));
   ticks.push({ at: M.left + (bars.length - 0.5) * bw, text: '≥' });
   const marks = [
     { v: p50, name: 'p50' },
     { v: p99, name: 'p99' },
   ]
     .filter((m) => m.v < h.counts.length * h.bin_ms)
-    .map((m) => `<line x1="${xOf(m.v)}" y1="${M.top}" x2="${xOf(m.v)}" y2="${M.top + plotH}" class="mark"/><text x="${xOf(m.v) + 3}" y="${M.top + 10}" class="marktext">${m.name} ${fmt(m.v)}</text>`)
+    .map(
+      (m) =>
+        `<line x1="${xOf(m.v)}" y1="${M.top}" x2="${xOf(m.v)}" y2="${M.top + plotH}" class="mark"/><text x="${xOf(m.v) + 3}" y="${M.top + 10}" class="marktext">${m.name} ${fmt(m.v)}</text>`,
+    )
     .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img">${axes('latency (ms)', 'responses', yMax, ticks)}${rects}${marks}</svg>`;
 }
@@ -125,8 +144,13 @@ export function throughputSvg(perSecond: number[]): string {
   const pts = perSecond.map((v, i) => `${x(i)},${y(v)}`).join(' ');
   const mean = perSecond.reduce((a, b) => a + b, 0) / n;
   const step = Math.max(1, Math.ceil(n / 10));
-  const ticks = perSecond.map((_, i) => i).filter((i) => (i + 1) % step === 0).map((i) => ({ at: x(i), text: String(i + 1) }));
-  const dots = perSecond.map((v, i) => `<circle cx="${x(i)}" cy="${y(v)}" r="2.5" class="dot"><title>${i + 1} s: ${v} req</title></circle>`).join('');
+  const ticks = perSecond
+    .map((_, i) => i)
+    .filter((i) => (i + 1) % step === 0)
+    .map((i) => ({ at: x(i), text: String(i + 1) }));
+  const dots = perSecond
+    .map((v, i) => `<circle cx="${x(i)}" cy="${y(v)}" r="2.5" class="dot"><title>${i + 1} s: ${v} req</title></circle>`)
+    .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img">${axes('second', 'requests completed', yMax, ticks)}<line x1="${M.left}" y1="${y(mean)}" x2="${M.left + plotW}" y2="${y(mean)}" class="mean"/><polyline points="${pts}" class="line"/>${dots}</svg>`;
 }
 
@@ -147,7 +171,8 @@ export function scalingSvg(rows: ScalingRow[]): string {
 }
 
 function table(head: string[], rows: (string | number)[][]): string {
-  const cell = (v: string | number) => `<td${typeof v === 'number' ? ' class="num"' : ''}>${typeof v === 'number' ? fmt(v) : esc(v)}</td>`;
+  const cell = (v: string | number) =>
+    `<td${typeof v === 'number' ? ' class="num"' : ''}>${typeof v === 'number' ? fmt(v) : esc(v)}</td>`;
   return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
@@ -156,7 +181,19 @@ export function renderHtml(r: BenchReport): string {
   const m = r.machine;
   const summaryRows = r.runs.map((run) => {
     const s = run.summary;
-    return [run.id, run.connections, run.body_chars, s.req_per_s, s.p50_ms, s.p90_ms, s.p95_ms, s.p99_ms, s.max_ms, s.non_2xx, s.errors + s.timeouts];
+    return [
+      run.id,
+      run.connections,
+      run.body_chars,
+      s.req_per_s,
+      s.p50_ms,
+      s.p90_ms,
+      s.p95_ms,
+      s.p99_ms,
+      s.max_ms,
+      s.non_2xx,
+      s.errors + s.timeouts,
+    ];
   });
   const sections = r.runs
     .map(
@@ -182,12 +219,39 @@ section{border-top:1px solid #d0d7de;padding-top:8px;margin-top:16px}
 <p class="meta">${esc(r.when)} — ${m.cpus} × ${esc(m.cpu ?? 'unknown CPU')}, ${m.memory_gib} GiB, ${esc(m.platform)}, Node ${esc(m.node)}, commit ${esc(m.git_commit ?? 'unknown')}${m.git_dirty ? ' (with uncommitted changes)' : ''}; database ${esc(r.settings.database)}; ${r.settings.duration_s} s per run after ${r.settings.warmup_s} s of warm-up${r.settings.repeat > 1 ? `, ${r.settings.repeat} rounds (echo and service interleaved; medians over the rounds beside each round's numbers)` : ''}.<br><code>${esc(r.settings.command)}</code></p>
 <h2>Ratios</h2>
 <p class="meta">The headline: absolute numbers drift on shared machines, ratios to the bare Express echo measured in the same run much less.</p>
-${table(['ratio', 'value'], r.ratios.map((x) => [x.name, x.value]))}
+${table(
+  ['ratio', 'value'],
+  r.ratios.map((x) => [x.name, x.value]),
+)}
 ${r.targets.length ? `<h2>Targets</h2><table><thead><tr><th>target</th><th>wanted</th><th>measured</th><th></th></tr></thead><tbody>${r.targets.map((t) => `<tr><td>${esc(t.name)}</td><td>${esc(t.target)}</td><td>${esc(t.value)}</td><td class="${t.met ? 'met' : 'missed'}">${t.met ? 'met' : 'not met'}</td></tr>`).join('')}</tbody></table>` : ''}
-${r.scaling ? `<h2>Scaling</h2>${table(['processes', 'req/s', 'efficiency', 'vs echo'], r.scaling.map((s) => [s.processes, s.req_per_s, s.efficiency, s.vs_echo]))}<figure>${scalingSvg(r.scaling)}<figcaption>Throughput per process count</figcaption></figure>` : ''}
+${
+  r.scaling
+    ? `<h2>Scaling</h2>${table(
+        ['processes', 'req/s', 'efficiency', 'vs echo'],
+        r.scaling.map((s) => [s.processes, s.req_per_s, s.efficiency, s.vs_echo]),
+      )}<figure>${scalingSvg(r.scaling)}<figcaption>Throughput per process count</figcaption></figure>`
+    : ''
+}
 <h2>Summary</h2>
 ${table(['run', 'connections', 'body chars', 'req/s', 'p50 ms', 'p90 ms', 'p95 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors'], summaryRows)}
-${r.runs.some((run) => run.cpu) ? `<h2>CPU per request</h2><p class="meta">Milliseconds of CPU per response during each measured run, from /proc: the target's main thread(s), its other threads (model workers, V8 compiler and GC helpers), every PostgreSQL process, the load generator (this process), and the whole machine.</p>${table(['run', 'main ms', 'other threads ms', 'postgres ms', 'load generator ms', 'machine ms', 'machine busy'], r.runs.filter((run) => run.cpu).map((run) => [run.id, run.cpu!.service_main_ms, run.cpu!.service_threads_ms, run.cpu!.postgres_ms, run.cpu!.load_generator_ms, run.cpu!.machine_ms, `${Math.round(run.cpu!.machine_busy * 100)}% of ${run.cpu!.cores} cores`]))}` : ''}
+${
+  r.runs.some((run) => run.cpu)
+    ? `<h2>CPU per request</h2><p class="meta">Milliseconds of CPU per response during each measured run, from /proc: the target's main thread(s), its other threads (model workers, V8 compiler and GC helpers), every PostgreSQL process, the load generator (this process), and the whole machine.</p>${table(
+        ['run', 'main ms', 'other threads ms', 'postgres ms', 'load generator ms', 'machine ms', 'machine busy'],
+        r.runs
+          .filter((run) => run.cpu)
+          .map((run) => [
+            run.id,
+            run.cpu!.service_main_ms,
+            run.cpu!.service_threads_ms,
+            run.cpu!.postgres_ms,
+            run.cpu!.load_generator_ms,
+            run.cpu!.machine_ms,
+            `${Math.round(run.cpu!.machine_busy * 100)}% of ${run.cpu!.cores} cores`,
+          ]),
+      )}`
+    : ''
+}
 <h2>Runs</h2>
 ${sections}
 <script type="application/json" id="report-data">${JSON.stringify(r).replace(/</g, '\\u003c')}</script>

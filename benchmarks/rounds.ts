@@ -33,12 +33,24 @@ export function targetsOf(checks: readonly Check[]): TargetCheck[] {
   for (const name of new Set(checks.map((c) => c.name))) {
     const mine = checks.filter((c) => c.name === name);
     const several = mine.length > 1;
-    mine.forEach((c, i) => out.push({ name: `${name}${several ? ` #${i + 1}` : ''}`, target: c.target, value: `${c.value}${c.unit}`, met: c.met }));
+    mine.forEach((c, i) =>
+      out.push({
+        name: `${name}${several ? ` #${i + 1}` : ''}`,
+        target: c.target,
+        value: `${c.value}${c.unit}`,
+        met: c.met,
+      }),
+    );
     if (!several) continue;
     const sorted = [...mine].sort((a, b) => a.value - b.value);
     const mid = sorted.length >> 1;
     const met = sorted.length % 2 ? sorted[mid]!.met : sorted[mid - 1]!.met && sorted[mid]!.met;
-    out.push({ name: `${name} (median of ${mine.length})`, target: mine[0]!.target, value: `${median(mine.map((c) => c.value))}${mine[0]!.unit}`, met });
+    out.push({
+      name: `${name} (median of ${mine.length})`,
+      target: mine[0]!.target,
+      value: `${median(mine.map((c) => c.value))}${mine[0]!.unit}`,
+      met,
+    });
   }
   return out;
 }
@@ -51,7 +63,12 @@ export function medianRatios(ratios: readonly Ratio[]): Ratio[] {
   for (const name of new Set(ratios.map((r) => withoutRound(r.name)))) {
     const mine = ratios.filter((r) => withoutRound(r.name) === name);
     if (mine.length < 2) continue;
-    out.push({ name: `${name} (median of ${mine.length})`, of: withoutRound(mine[0]!.of), to: withoutRound(mine[0]!.to), value: median(mine.map((r) => r.value)) });
+    out.push({
+      name: `${name} (median of ${mine.length})`,
+      of: withoutRound(mine[0]!.of),
+      to: withoutRound(mine[0]!.to),
+      value: median(mine.map((r) => r.value)),
+    });
   }
   return out;
 }

@@ -39,8 +39,12 @@ export async function openDatabase(embedded: boolean, name = 'cf_bench'): Promis
     env: { DATABASE_URL: undefined, DATA_DIR: dir },
     dispose: async () => {
       // The cluster lives outside DATA_DIR when the postgres user cannot reach it; remove it as well.
-      const state = await readFile(path.join(dir, 'embedded-postgres.json'), 'utf8').then((t) => JSON.parse(t) as { clusterDir?: string }, () => null);
-      if (state?.clusterDir && !state.clusterDir.startsWith(dir)) await rm(state.clusterDir, { recursive: true, force: true });
+      const state = await readFile(path.join(dir, 'embedded-postgres.json'), 'utf8').then(
+        (t) => JSON.parse(t) as { clusterDir?: string },
+        () => null,
+      );
+      if (state?.clusterDir && !state.clusterDir.startsWith(dir))
+        await rm(state.clusterDir, { recursive: true, force: true });
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -62,8 +66,26 @@ export async function startService(db: Database, cluster: number | null, profile
   const port = await freePort();
   const began = Date.now();
   // LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the scan path's cost.
-  const env = { ...db.env, SECRET_KEY: SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '100000000', METRICS_ENABLED: 'true', CLUSTER_WORKERS: undefined };
-  const { child } = await start([...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), 'server/main.ts', ...(cluster === null ? [] : ['--cluster', String(cluster)])], env, null, port);
+  const env = {
+    ...db.env,
+    SECRET_KEY: SECRET,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_REQUESTS: '100000000',
+    METRICS_ENABLED: 'true',
+    CLUSTER_WORKERS: undefined,
+  };
+  const { child } = await start(
+    [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
+      'server/main.ts',
+      ...(cluster === null ? [] : ['--cluster', String(cluster)]),
+    ],
+    env,
+    null,
+    port,
+  );
   const healthy = Date.now() - began;
   const idle = await waitUntilIdle(child.pid!);
   return { port, cluster, child, startup: { healthy_ms: healthy, idle_ms: idle }, stop: () => stop(child) };
@@ -73,6 +95,10 @@ export async function startService(db: Database, cluster: number | null, profile
 export async function bootstrapKey(db: Database): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...db.env, SECRET_KEY: SECRET, LOG_LEVEL: 'warn' };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', `Bench ${Date.now()}`, '--json'], { cwd: ROOT, env });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', `Bench ${Date.now()}`, '--json'],
+    { cwd: ROOT, env },
+  );
   return (JSON.parse(stdout) as { api_key: { secret: string } }).api_key.secret;
 }

@@ -24,9 +24,14 @@ import { machineInfo, ROOT, type MachineInfo } from './processes.ts';
 import { round3 } from './rounds.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
-const USAGE = 'usage: npm run soak -- [--minutes 10] [--rate-fraction 0.5] [--connections 50] [--calibrate 10] [--json]';
+const USAGE =
+  'usage: npm run soak -- [--minutes 10] [--rate-fraction 0.5] [--connections 50] [--calibrate 10] [--json]';
 
-const { values: args, fail, positiveInt } = parseCli(USAGE, {
+const {
+  values: args,
+  fail,
+  positiveInt,
+} = parseCli(USAGE, {
   minutes: { type: 'string', default: '10' },
   'rate-fraction': { type: 'string', default: '0.5' },
   connections: { type: 'string', default: '50' },
@@ -37,7 +42,8 @@ const minutes = positiveInt('minutes', args.minutes);
 const connections = positiveInt('connections', args.connections);
 const calibrateSeconds = positiveInt('calibrate', args.calibrate);
 const fraction = Number(args['rate-fraction']);
-if (!(fraction > 0 && fraction <= 1)) fail(`--rate-fraction takes a number in (0, 1] (got ${JSON.stringify(args['rate-fraction'])})`);
+if (!(fraction > 0 && fraction <= 1))
+  fail(`--rate-fraction takes a number in (0, 1] (got ${JSON.stringify(args['rate-fraction'])})`);
 const progress = !args.json;
 const say = (s: string) => progress && process.stderr.write(`${s}\n`);
 const WARMUP_SECONDS = 3;
@@ -80,11 +86,27 @@ interface Minute {
 interface SoakReport {
   when: string;
   machine: MachineInfo;
-  settings: { minutes: number; rate_fraction: number; connections: number; calibrate_s: number; warmup_s: number; database: string; command: string };
+  settings: {
+    minutes: number;
+    rate_fraction: number;
+    connections: number;
+    calibrate_s: number;
+    warmup_s: number;
+    database: string;
+    command: string;
+  };
   calibration: RunSummary;
   target_rate: number;
   minutes: Minute[];
-  rss: { idle_mib: number | null; start_mib: number | null; end_mib: number | null; growth_mib: number | null; growth_pct: number | null; max_mib: number | null; samples: { t_s: number; mib: number }[] };
+  rss: {
+    idle_mib: number | null;
+    start_mib: number | null;
+    end_mib: number | null;
+    growth_mib: number | null;
+    growth_pct: number | null;
+    max_mib: number | null;
+    samples: { t_s: number; mib: number }[];
+  };
   heap_used: { start_mib: number | null; end_mib: number | null };
   p99: { per_minute_ms: number[]; first_ms: number; last_ms: number; drift_ms: number; drift_ratio: number };
   totals: { requests: number; non_2xx: number; errors: number; timeouts: number };
@@ -100,7 +122,9 @@ try {
   say(`database: ${db.kind}; starting the service…`);
   svc = await startService(db, null);
   const pid = svc.child.pid!;
-  say(`  answering after ${(svc.startup.healthy_ms / 1000).toFixed(1)} s, idle after ${(svc.startup.idle_ms / 1000).toFixed(1)} s more`);
+  say(
+    `  answering after ${(svc.startup.healthy_ms / 1000).toFixed(1)} s, idle after ${(svc.startup.idle_ms / 1000).toFixed(1)} s more`,
+  );
   const idleRss = rssBytes(pid);
   const secret = await bootstrapKey(db);
   const url = `http://127.0.0.1:${svc.port}/v1/scans`;
@@ -108,7 +132,9 @@ try {
   const requests = bodies(1_000, 'user_message', 'fast');
 
   await measure(url, requests, { connections, seconds: WARMUP_SECONDS, headers, label: 'warm-up', progress });
-  const calibration = (await measure(url, requests, { connections, seconds: calibrateSeconds, headers, label: 'throughput', progress })).summary;
+  const calibration = (
+    await measure(url, requests, { connections, seconds: calibrateSeconds, headers, label: 'throughput', progress })
+  ).summary;
   const rate = Math.max(1, Math.round(calibration.req_per_s * fraction));
   say(`soak: ${minutes} min at ${rate} req/s (${fraction} of ${calibration.req_per_s} req/s)`);
 
@@ -126,12 +152,28 @@ try {
   try {
     for (let m = 1; m <= minutes; m++) {
       const before = sampleCpu(pid);
-      const run = await measure(url, requests, { connections, seconds: 60, headers, overallRate: rate, label: `minute ${m}/${minutes} at ${rate} req/s`, progress });
+      const run = await measure(url, requests, {
+        connections,
+        seconds: 60,
+        headers,
+        overallRate: rate,
+        label: `minute ${m}/${minutes} at ${rate} req/s`,
+        progress,
+      });
       const cpu = cpuPerRequest(before, sampleCpu(pid), run.summary.requests);
       const rss = rssBytes(pid);
       const heap = await heapUsedBytes(svc.port);
-      perMinute.push({ minute: m, target_rate: rate, summary: run.summary, cpu, rss_mib: rss === null ? null : mib(rss), heap_used_mib: heap === null ? null : mib(heap) });
-      say(`  RSS ${rss === null ? '?' : mib(rss)} MiB, heap ${heap === null ? '?' : mib(heap)} MiB${cpu ? `; ${formatCpu(cpu)}` : ''}`);
+      perMinute.push({
+        minute: m,
+        target_rate: rate,
+        summary: run.summary,
+        cpu,
+        rss_mib: rss === null ? null : mib(rss),
+        heap_used_mib: heap === null ? null : mib(heap),
+      });
+      say(
+        `  RSS ${rss === null ? '?' : mib(rss)} MiB, heap ${heap === null ? '?' : mib(heap)} MiB${cpu ? `; ${formatCpu(cpu)}` : ''}`,
+      );
     }
   } finally {
     clearInterval(sampler);
@@ -146,7 +188,15 @@ try {
   report = {
     when,
     machine: machineInfo(),
-    settings: { minutes, rate_fraction: fraction, connections, calibrate_s: calibrateSeconds, warmup_s: WARMUP_SECONDS, database: db.kind, command: `npm run soak -- ${process.argv.slice(2).join(' ')}`.trim() },
+    settings: {
+      minutes,
+      rate_fraction: fraction,
+      connections,
+      calibrate_s: calibrateSeconds,
+      warmup_s: WARMUP_SECONDS,
+      database: db.kind,
+      command: `npm run soak -- ${process.argv.slice(2).join(' ')}`.trim(),
+    },
     calibration,
     target_rate: rate,
     minutes: perMinute,
@@ -155,12 +205,22 @@ try {
       start_mib: startRss === null ? null : mib(startRss),
       end_mib: endRss === null ? null : mib(endRss),
       growth_mib: startRss === null || endRss === null ? null : mib(endRss - startRss),
-      growth_pct: startRss === null || endRss === null ? null : Math.round(((endRss - startRss) / startRss) * 1000) / 10,
+      growth_pct:
+        startRss === null || endRss === null ? null : Math.round(((endRss - startRss) / startRss) * 1000) / 10,
       max_mib: samples.length ? Math.max(...samples.map((s) => s.mib)) : null,
       samples,
     },
-    heap_used: { start_mib: startHeap === null ? null : mib(startHeap), end_mib: perMinute.at(-1)?.heap_used_mib ?? null },
-    p99: { per_minute_ms: p99s, first_ms: first, last_ms: last, drift_ms: round3(last - first), drift_ratio: round3(last / Math.max(first, 0.001)) },
+    heap_used: {
+      start_mib: startHeap === null ? null : mib(startHeap),
+      end_mib: perMinute.at(-1)?.heap_used_mib ?? null,
+    },
+    p99: {
+      per_minute_ms: p99s,
+      first_ms: first,
+      last_ms: last,
+      drift_ms: round3(last - first),
+      drift_ratio: round3(last / Math.max(first, 0.001)),
+    },
     totals: { requests: sum('requests'), non_2xx: sum('non_2xx'), errors: sum('errors'), timeouts: sum('timeouts') },
   };
 } catch (err) {
@@ -188,7 +248,17 @@ else {
     `soak: ${r.settings.minutes} min at ${r.target_rate} req/s (${r.settings.rate_fraction} of it)`,
     'minute  req/s   p50 ms   p99 ms   max ms  non-2xx  errors  RSS MiB  heap MiB',
     ...r.minutes.map((m) =>
-      [String(m.minute).padStart(6), String(m.summary.req_per_s).padStart(6), String(m.summary.p50_ms).padStart(8), String(m.summary.p99_ms).padStart(8), String(m.summary.max_ms).padStart(8), String(m.summary.non_2xx).padStart(8), String(m.summary.errors + m.summary.timeouts).padStart(7), String(m.rss_mib ?? '?').padStart(8), String(m.heap_used_mib ?? '?').padStart(9)].join(' '),
+      [
+        String(m.minute).padStart(6),
+        String(m.summary.req_per_s).padStart(6),
+        String(m.summary.p50_ms).padStart(8),
+        String(m.summary.p99_ms).padStart(8),
+        String(m.summary.max_ms).padStart(8),
+        String(m.summary.non_2xx).padStart(8),
+        String(m.summary.errors + m.summary.timeouts).padStart(7),
+        String(m.rss_mib ?? '?').padStart(8),
+        String(m.heap_used_mib ?? '?').padStart(9),
+      ].join(' '),
     ),
     `RSS: idle ${r.rss.idle_mib} MiB, soak start ${r.rss.start_mib} MiB, end ${r.rss.end_mib} MiB, growth ${r.rss.growth_mib} MiB (${r.rss.growth_pct}%), max ${r.rss.max_mib} MiB; heap used ${r.heap_used.start_mib} → ${r.heap_used.end_mib} MiB`,
     `p99 drift: ${r.p99.first_ms} ms (first minute) → ${r.p99.last_ms} ms (last): ${r.p99.drift_ms >= 0 ? '+' : ''}${r.p99.drift_ms} ms, ×${r.p99.drift_ratio}`,

@@ -9,13 +9,16 @@ import path from 'node:path';
 
 const tls = path.resolve(import.meta.dirname, '..', 'test', 'fixtures', 'tls');
 let received = 0;
-const server = https.createServer({ key: readFileSync(path.join(tls, 'receiver.key')), cert: readFileSync(path.join(tls, 'receiver.pem')) }, (req, res) => {
-  req.resume();
-  req.on('end', () => {
-    received++;
-    res.writeHead(204).end();
-  });
-});
+const server = https.createServer(
+  { key: readFileSync(path.join(tls, 'receiver.key')), cert: readFileSync(path.join(tls, 'receiver.pem')) },
+  (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(204).end();
+    });
+  },
+);
 server.keepAliveTimeout = 65_000;
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const address = server.address();

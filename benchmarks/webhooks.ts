@@ -80,9 +80,11 @@ const service = await start(
 const base = `http://127.0.0.1:${service.port}`;
 const auth = { authorization: `Bearer ${secret}` };
 const scanBodies = bodies(1000, 'user_message', 'fast');
-const scans = (seconds: number) => load(`${base}/v1/scans`, scanBodies, { connections, seconds, headers: auth, progress: !args.json });
+const scans = (seconds: number) =>
+  load(`${base}/v1/scans`, scanBodies, { connections, seconds, headers: auth, progress: !args.json });
 
-const count = async (where: string) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${where}`)).rows[0]!.n;
+const count = async (where: string) =>
+  (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${where}`)).rows[0]!.n;
 /** Samples succeeded deliveries once a second while `during` runs: the throughput-over-time series. */
 async function sampled<T>(during: Promise<T>): Promise<{ value: T; series: number[] }> {
   const series: number[] = [];
@@ -118,7 +120,10 @@ try {
     const r = await fetch(`${base}/v1/webhooks`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `https://127.0.0.1:${receiver.port}/hook/${i}`, events: ['scan.blocked', 'scan.flagged', 'scan.warned', 'scan.allowed'] }),
+      body: JSON.stringify({
+        url: `https://127.0.0.1:${receiver.port}/hook/${i}`,
+        events: ['scan.blocked', 'scan.flagged', 'scan.warned', 'scan.allowed'],
+      }),
     });
     if (r.status !== 201) throw new Error(`webhook create: ${r.status} ${await r.text()}`);
   }
@@ -132,7 +137,13 @@ try {
   const enqueued = await count('true');
   const withLoad = summary(loaded.value);
   if (args['enqueue-only']) {
-    Object.assign(report, { when: new Date().toISOString(), enqueue_only: true, scans_without_webhooks: baseline, scans_with_webhooks: withLoad, enqueued });
+    Object.assign(report, {
+      when: new Date().toISOString(),
+      enqueue_only: true,
+      scans_without_webhooks: baseline,
+      scans_with_webhooks: withLoad,
+      enqueued,
+    });
     throw new Done();
   }
   const drainAfter = await drained(600_000);
@@ -162,7 +173,12 @@ try {
       backlog_drained_after_s: Math.round(drainAfter * 10) / 10,
       per_s_series: loaded.series,
     },
-    backlog_drain: { deliveries: drainedCount, seconds: Math.round(drainSeconds.value * 100) / 100, per_s: Math.round(drainedCount / drainSeconds.value), per_s_series: drainSeconds.series },
+    backlog_drain: {
+      deliveries: drainedCount,
+      seconds: Math.round(drainSeconds.value * 100) / 100,
+      per_s: Math.round(drainedCount / drainSeconds.value),
+      per_s_series: drainSeconds.series,
+    },
   });
 } catch (err) {
   if (!(err instanceof Done)) throw err;

@@ -41,7 +41,10 @@ export class WebhookTimestampExpiredError extends WebhookSignatureError {
   readonly timestamp: number;
 
   constructor(timestamp: number, nowSeconds: number, toleranceSeconds: number) {
-    super('timestamp_expired', `Webhook timestamp ${timestamp} is ${Math.abs(nowSeconds - timestamp)} s from now, outside the ${toleranceSeconds} s tolerance`);
+    super(
+      'timestamp_expired',
+      `Webhook timestamp ${timestamp} is ${Math.abs(nowSeconds - timestamp)} s from now, outside the ${toleranceSeconds} s tolerance`,
+    );
     this.timestamp = timestamp;
   }
 }
@@ -66,7 +69,8 @@ function signatureOf(secret: string, timestamp: number, body: Uint8Array): Buffe
 function checkSecrets(secrets: readonly string[]): void {
   if (secrets.length === 0) throw new TypeError('At least one webhook signing secret is required');
   for (const s of secrets) {
-    if (typeof s !== 'string' || s.length === 0) throw new TypeError('Webhook signing secrets must be non-empty strings');
+    if (typeof s !== 'string' || s.length === 0)
+      throw new TypeError('Webhook signing secrets must be non-empty strings');
   }
 }
 
@@ -75,7 +79,11 @@ function checkSecrets(secrets: readonly string[]): void {
  * secret, in the given order.
  * @throws TypeError when `secrets` is empty or holds an empty string, or the timestamp is not a positive integer.
  */
-export function signWebhookPayload(rawBody: string | Uint8Array, secrets: readonly string[], timestampSeconds: number): string {
+export function signWebhookPayload(
+  rawBody: string | Uint8Array,
+  secrets: readonly string[],
+  timestampSeconds: number,
+): string {
   checkSecrets(secrets);
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds <= 0) {
     throw new TypeError('timestampSeconds must be a positive integer (Unix seconds)');
@@ -130,7 +138,8 @@ function toleranceOf(options: VerifyWebhookOptions | undefined): number {
 function nowSecondsOf(options: VerifyWebhookOptions | undefined): number {
   const now = options?.now ?? Date.now();
   const ms = now instanceof Date ? now.getTime() : now;
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError('now must be a valid Date or a number of milliseconds');
+  if (typeof ms !== 'number' || !Number.isFinite(ms))
+    throw new TypeError('now must be a valid Date or a number of milliseconds');
   return Math.floor(ms / 1000);
 }
 

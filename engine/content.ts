@@ -11,17 +11,21 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The media type the bytes' magic number says, or null when they are not a supported image. */
 export function sniffImage(bytes: Buffer): ImageMediaType | null {
-  if (bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47 && bytes.readUInt32BE(4) === 0x0d0a1a0a) return 'image/png';
+  if (bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47 && bytes.readUInt32BE(4) === 0x0d0a1a0a)
+    return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.length >= 6 && (bytes.toString('latin1', 0, 6) === 'GIF87a' || bytes.toString('latin1', 0, 6) === 'GIF89a')) return 'image/gif';
-  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
+  if (bytes.length >= 6 && (bytes.toString('latin1', 0, 6) === 'GIF87a' || bytes.toString('latin1', 0, 6) === 'GIF89a'))
+    return 'image/gif';
+  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP')
+    return 'image/webp';
   return null;
 }
 
 /** Why `data` is not an acceptable base64 image, or null when it is. */
 export function imageProblem(data: string, mediaType: string | undefined): string | null {
   if (data.length === 0) return 'must not be empty';
-  if (data.length % 4 !== 0 || !BASE64.test(data)) return 'must be standard base64 (RFC 4648 §4, padded, no whitespace)';
+  if (data.length % 4 !== 0 || !BASE64.test(data))
+    return 'must be standard base64 (RFC 4648 §4, padded, no whitespace)';
   const sniffed = sniffImage(Buffer.from(data.slice(0, 32), 'base64'));
   if (!sniffed) return `is not a PNG, JPEG, GIF or WebP image (magic bytes not recognised)`;
   if (mediaType !== undefined && mediaType !== sniffed) return `holds ${sniffed} but media_type says ${mediaType}`;

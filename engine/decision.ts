@@ -38,17 +38,36 @@ export interface ScoredResult {
 }
 
 /** @param thresholdsFor the thresholds that apply to a result; null leaves it out of the decision. */
-export function decideByThresholds<R extends ScoredResult>(results: readonly R[], thresholdsFor: (r: R) => Thresholds | null): Decision {
+export function decideByThresholds<R extends ScoredResult>(
+  results: readonly R[],
+  thresholdsFor: (r: R) => Thresholds | null,
+): Decision {
   let top: { action: Action; score: number; result: R } | null = null;
   for (const r of results) {
     const t = thresholdsFor(r);
     if (!t) continue;
     const action = actionFor(r.score, t);
     if (action === 'allowed') continue;
-    if (!top || SEVERITY[action] > SEVERITY[top.action] || (SEVERITY[action] === SEVERITY[top.action] && r.score > top.score)) top = { action, score: r.score, result: r };
+    if (
+      !top ||
+      SEVERITY[action] > SEVERITY[top.action] ||
+      (SEVERITY[action] === SEVERITY[top.action] && r.score > top.score)
+    )
+      top = { action, score: r.score, result: r };
   }
-  if (!top) return { action: 'allowed', reason: 'below_thresholds', policy_id: null, policy_revision_id: null, matched_rule_id: null, triggering_finding: null };
-  const item = top.result.items.reduce<ScoredResult['items'][number] | null>((b, i) => (!b || i.confidence > b.confidence ? i : b), null);
+  if (!top)
+    return {
+      action: 'allowed',
+      reason: 'below_thresholds',
+      policy_id: null,
+      policy_revision_id: null,
+      matched_rule_id: null,
+      triggering_finding: null,
+    };
+  const item = top.result.items.reduce<ScoredResult['items'][number] | null>(
+    (b, i) => (!b || i.confidence > b.confidence ? i : b),
+    null,
+  );
   return {
     action: top.action,
     reason: 'score_threshold',

@@ -4,7 +4,13 @@
  */
 import type { Detector, DetectorResult, Surface, Tier } from './detector.ts';
 import { normalize } from './normalize.ts';
-import { disabledDetectors, evaluatePolicy, type CompiledPolicy, type McpToolRef, type PolicyDecision } from './policy.ts';
+import {
+  disabledDetectors,
+  evaluatePolicy,
+  type CompiledPolicy,
+  type McpToolRef,
+  type PolicyDecision,
+} from './policy.ts';
 import type { DetectorRegistry } from './registry.ts';
 
 export interface ScanInput {
@@ -17,7 +23,12 @@ export interface ScanInput {
   /** The policy that decides (null: built-in thresholds). Its disabled detectors run only when named. */
   policy?: CompiledPolicy | null;
   /** What policy rules and MCP lists read besides the findings. */
-  context?: { agent_id?: string | null; session_id?: string | null; mcp_server?: string | null; mcp_tools?: readonly McpToolRef[] | null };
+  context?: {
+    agent_id?: string | null;
+    session_id?: string | null;
+    mcp_server?: string | null;
+    mcp_tools?: readonly McpToolRef[] | null;
+  };
 }
 
 export interface DetectorRun {
@@ -77,7 +88,13 @@ export class ScanEngine {
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     const done = runs as DetectorRun[];
-    return { runs: done, decision: this.decide(input, done.map((r) => r.result)) };
+    return {
+      runs: done,
+      decision: this.decide(
+        input,
+        done.map((r) => r.result),
+      ),
+    };
   }
 
   /** The decision for these results under the input's policy (or the built-in thresholds). */

@@ -166,7 +166,13 @@ export function compilePolicy(p: PolicyIdentity & { enabled: boolean; document: 
     mode: p.mode,
     enabled: p.enabled,
     document: d,
-    rules: d.rules.map((r) => ({ id: r.id, name: r.name, action: r.then.action, notify: r.then.notify, test: compileCondition(r.when) })),
+    rules: d.rules.map((r) => ({
+      id: r.id,
+      name: r.name,
+      action: r.then.action,
+      notify: r.then.notify,
+      test: compileCondition(r.when),
+    })),
     allowedServers: new Set(d.allowed_mcp_servers),
     blockedServers: new Set(d.blocked_mcp_servers),
     allowedTools: new Set(d.allowed_mcp_tools.map((t) => toolKey(t.server, t.tool_name))),
@@ -238,7 +244,8 @@ export function compileCondition(c: Condition): Test {
       const r = resultOf(f, detector);
       if (!r) return null;
       let best: ScoredResult['items'][number] | null = null;
-      for (const i of r.items) if (labels.has(i.label) && i.confidence >= min && (!best || i.confidence > best.confidence)) best = i;
+      for (const i of r.items)
+        if (labels.has(i.label) && i.confidence >= min && (!best || i.confidence > best.confidence)) best = i;
       return best ? { finding: `${detector}:${best.label}` } : null;
     };
   }
@@ -284,11 +291,17 @@ function checkMcp(p: CompiledPolicy, f: ScanFacts): { reason: string; finding: s
   if (f.mcp_server !== null) servers.push(f.mcp_server);
   if (f.mcp_tools) for (const t of f.mcp_tools) if (!servers.includes(t.server)) servers.push(t.server);
   for (const s of servers) if (p.blockedServers.has(s)) return { reason: 'mcp_server_blocked', finding: `mcp:${s}` };
-  if (p.allowedServers.size > 0) for (const s of servers) if (!p.allowedServers.has(s)) return { reason: 'mcp_server_not_allowed', finding: `mcp:${s}` };
+  if (p.allowedServers.size > 0)
+    for (const s of servers)
+      if (!p.allowedServers.has(s)) return { reason: 'mcp_server_not_allowed', finding: `mcp:${s}` };
   if (f.mcp_tools) {
-    for (const t of f.mcp_tools) if (p.blockedTools.has(toolKey(t.server, t.tool_name))) return { reason: 'mcp_tool_blocked', finding: `mcp:${t.server}/${t.tool_name}` };
+    for (const t of f.mcp_tools)
+      if (p.blockedTools.has(toolKey(t.server, t.tool_name)))
+        return { reason: 'mcp_tool_blocked', finding: `mcp:${t.server}/${t.tool_name}` };
     if (p.allowedTools.size > 0) {
-      for (const t of f.mcp_tools) if (!p.allowedTools.has(toolKey(t.server, t.tool_name))) return { reason: 'mcp_tool_not_allowed', finding: `mcp:${t.server}/${t.tool_name}` };
+      for (const t of f.mcp_tools)
+        if (!p.allowedTools.has(toolKey(t.server, t.tool_name)))
+          return { reason: 'mcp_tool_not_allowed', finding: `mcp:${t.server}/${t.tool_name}` };
     }
   }
   return null;
@@ -298,21 +311,44 @@ function checkMcp(p: CompiledPolicy, f: ScanFacts): { reason: string; finding: s
  * The decision for `facts` under `policy`, or under the built-in thresholds when `policy` is null.
  * @param builtin a detector's built-in thresholds (the manifest's calibrated defaults).
  */
-export function evaluatePolicy(policy: CompiledPolicy | null, f: ScanFacts, builtin: (detector: string) => Thresholds): PolicyDecision {
+export function evaluatePolicy(
+  policy: CompiledPolicy | null,
+  f: ScanFacts,
+  builtin: (detector: string) => Thresholds,
+): PolicyDecision {
   if (!policy) return decideByThresholds(f.results, (r) => r.thresholds ?? builtin(r.detector));
   const enforced = enforcedDecision(policy, f, builtin);
   if (policy.mode === 'enforce') return enforced;
-  return { ...enforced, action: 'allowed', reason: 'observe_mode', observed_action: enforced.action, observed_reason: enforced.reason };
+  return {
+    ...enforced,
+    action: 'allowed',
+    reason: 'observe_mode',
+    observed_action: enforced.action,
+    observed_reason: enforced.reason,
+  };
 }
 
 /** Steps 1–4, as `enforce` mode applies them (also what backtests compare). */
-export function enforcedDecision(p: CompiledPolicy, f: ScanFacts, builtin: (detector: string) => Thresholds): PolicyDecision {
+export function enforcedDecision(
+  p: CompiledPolicy,
+  f: ScanFacts,
+  builtin: (detector: string) => Thresholds,
+): PolicyDecision {
   const base = { policy_id: p.id, policy_revision_id: p.revision_id };
   const mcp = checkMcp(p, f);
-  if (mcp) return { action: 'blocked', reason: mcp.reason, ...base, matched_rule_id: null, triggering_finding: mcp.finding };
+  if (mcp)
+    return { action: 'blocked', reason: mcp.reason, ...base, matched_rule_id: null, triggering_finding: mcp.finding };
   for (const rule of p.rules) {
     const m = rule.test(f);
-    if (m) return { action: rule.action, reason: 'rule_matched', ...base, matched_rule_id: rule.id, triggering_finding: m.finding, notify: rule.notify };
+    if (m)
+      return {
+        action: rule.action,
+        reason: 'rule_matched',
+        ...base,
+        matched_rule_id: rule.id,
+        triggering_finding: m.finding,
+        notify: rule.notify,
+      };
   }
   const config = p.document.detector_config;
   const byThresholds = decideByThresholds(f.results, (r) => {
@@ -321,7 +357,13 @@ export function enforcedDecision(p: CompiledPolicy, f: ScanFacts, builtin: (dete
     return r.thresholds ?? builtin(r.detector);
   });
   if (byThresholds.action !== 'allowed') return { ...byThresholds, ...base };
-  return { action: p.document.default_action, reason: 'default_action', ...base, matched_rule_id: null, triggering_finding: null };
+  return {
+    action: p.document.default_action,
+    reason: 'default_action',
+    ...base,
+    matched_rule_id: null,
+    triggering_finding: null,
+  };
 }
 
 /** Detectors a policy switches off: they do not run unless the scan names them. */

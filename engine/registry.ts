@@ -12,7 +12,12 @@ import { sensitivePathDetector } from './detectors/sensitive-path.ts';
 import { createToxicityDetector } from './detectors/toxicity.ts';
 
 /** Model ids the detectors use; the pool loads the `POOL_MODELS` in every thread. */
-export const MODEL_IDS = { promptInjectionFast: 'pi-fast', promptInjectionAccurate: 'pi-accurate', toxicity: 'toxicity', piiNer: 'pii-ner' } as const;
+export const MODEL_IDS = {
+  promptInjectionFast: 'pi-fast',
+  promptInjectionAccurate: 'pi-accurate',
+  toxicity: 'toxicity',
+  piiNer: 'pii-ner',
+} as const;
 export const POOL_MODELS: readonly string[] = [MODEL_IDS.promptInjectionAccurate, MODEL_IDS.toxicity, MODEL_IDS.piiNer];
 
 export interface RegistryOptions {
@@ -55,7 +60,8 @@ export class DetectorRegistry {
 
 /** Builds every detector, loading the in-process model (sha256 checked). */
 export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
-  const loaded = (id: string): ModelEntry | null => (opts.dispatcher && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null);
+  const loaded = (id: string): ModelEntry | null =>
+    opts.dispatcher && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null;
   const fast = loadLinearModel(modelEntry(MODEL_IDS.promptInjectionFast, opts.modelsDir), opts.modelsDir);
   const toxicity = modelEntry(MODEL_IDS.toxicity, opts.modelsDir);
   const toxicityLoaded = loaded(MODEL_IDS.toxicity) !== null;
@@ -67,7 +73,9 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
       onFallback: (reason) => opts.observe?.fallback('prompt_injection', reason),
     }),
     createPiiDetector(loaded(MODEL_IDS.piiNer), opts.dispatcher, (reason) => opts.observe?.fallback('pii', reason)),
-    createToxicityDetector(toxicity, toxicityLoaded ? opts.dispatcher : null, (reason) => opts.observe?.fallback('toxicity', reason)),
+    createToxicityDetector(toxicity, toxicityLoaded ? opts.dispatcher : null, (reason) =>
+      opts.observe?.fallback('toxicity', reason),
+    ),
     sensitivePathDetector,
   ];
   return new DetectorRegistry(detectors, new Set(toxicityLoaded ? [] : ['toxicity']));

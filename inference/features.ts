@@ -150,8 +150,10 @@ export class TextFeaturizer {
     this.raw = new Uint32Array(16384);
     this.ids = new Int32Array(config.max_features);
     this.values = new Float32Array(config.max_features);
-    if (config.char_ngrams[0] !== 3 || config.char_ngrams[1] !== 5) throw new Error('only char_ngrams [3, 5] is implemented');
-    if (config.word_ngrams[0] !== 1 || config.word_ngrams[1] > 2) throw new Error('word_ngrams must be [1, 1] or [1, 2]');
+    if (config.char_ngrams[0] !== 3 || config.char_ngrams[1] !== 5)
+      throw new Error('only char_ngrams [3, 5] is implemented');
+    if (config.word_ngrams[0] !== 1 || config.word_ngrams[1] > 2)
+      throw new Error('word_ngrams must be [1, 1] or [1, 2]');
     this.bigrams = config.word_ngrams[1] >= 2;
     if (config.char_ngram_max_word_chars + 2 > this.word.length) throw new Error('char_ngram_max_word_chars too large');
   }
@@ -320,9 +322,31 @@ export interface TokenFeaturizerConfig {
 }
 
 const TOKEN_TEMPLATES = [
-  'bias', 'w', 'shape', 'sshape', 'pre1', 'pre2', 'pre3', 'suf2', 'suf3', 'suf4', 'flags', 'len',
-  'sent_start', 'nl_before', 'w-1', 'sshape-1', 'w-2', 'w+1', 'sshape+1', 'w+2', 'w-1|sshape',
-  'w|w+1', 'sshape-1|sshape|sshape+1', 'w-1|w', 'lower_w_title_flag',
+  'bias',
+  'w',
+  'shape',
+  'sshape',
+  'pre1',
+  'pre2',
+  'pre3',
+  'suf2',
+  'suf3',
+  'suf4',
+  'flags',
+  'len',
+  'sent_start',
+  'nl_before',
+  'w-1',
+  'sshape-1',
+  'w-2',
+  'w+1',
+  'sshape+1',
+  'w+2',
+  'w-1|sshape',
+  'w|w+1',
+  'sshape-1|sshape|sshape+1',
+  'w-1|w',
+  'lower_w_title_flag',
 ];
 
 export function tokenFeaturizerConfig(buckets: number): TokenFeaturizerConfig {
@@ -402,7 +426,14 @@ export class TokenFeaturizer {
     this.nlBeforeId = [id(T.nlBefore, '0'), id(T.nlBefore, '1')];
     this.titleFlagId = new Int32Array(8);
     for (let b = 0; b < 8; b++) this.titleFlagId[b] = id(T.titleFlag, `${(b >> 2) & 1}|${(b >> 1) & 1}|${b & 1}`);
-    this.edge = { w1: id(T.wPrev, '<s>'), s1: id(T.sPrev, '<s>'), w2: id(T.wPrev2, '<s>'), wn1: id(T.wNext, '</s>'), sn1: id(T.sNext, '</s>'), wn2: id(T.wNext2, '</s>') };
+    this.edge = {
+      w1: id(T.wPrev, '<s>'),
+      s1: id(T.sPrev, '<s>'),
+      w2: id(T.wPrev2, '<s>'),
+      wn1: id(T.wNext, '</s>'),
+      sn1: id(T.sNext, '</s>'),
+      wn2: id(T.wNext2, '</s>'),
+    };
   }
 
   get featuresPerToken(): number {
@@ -413,7 +444,13 @@ export class TokenFeaturizer {
    * Writes tokens' features into ids/values at row stride `config.max_features`, starting at row
    * `rowOffset`. Unused slots of a row are left as they are (callers zero-fill).
    */
-  featurize(text: string, tokens: Token[], ids: Int32Array | Uint32Array, values: Float32Array, rowOffset: number): void {
+  featurize(
+    text: string,
+    tokens: Token[],
+    ids: Int32Array | Uint32Array,
+    values: Float32Array,
+    rowOffset: number,
+  ): void {
     const L = this.config.max_features;
     const n = tokens.length;
     const infos: TokenInfo[] = new Array(n);
@@ -458,7 +495,9 @@ export class TokenFeaturizer {
       ids[base + T.wWNext] = fmix32(fnv(pipe(fnv(SEED_W_W_NEXT, t.lw)), nextW)) & mask;
       ids[base + T.shapes3] = fmix32(fnv(pipe(fnv(pipe(fnv(SEED_SHAPES3, prevS)), t.ss)), nextS)) & mask;
       ids[base + T.wPrevW] = fmix32(fnv(pipe(fnv(SEED_W_PREV_W, prevW)), t.lw)) & mask;
-      ids[base + T.titleFlag] = this.titleFlagId[(sentStart ? 4 : 0) | (t.isTitle ? 2 : 0) | (t.isLower ? 1 : 0)] as number;
+      ids[base + T.titleFlag] = this.titleFlagId[
+        (sentStart ? 4 : 0) | (t.isTitle ? 2 : 0) | (t.isLower ? 1 : 0)
+      ] as number;
       values.fill(val, base, base + TOKEN_TEMPLATES.length);
     }
   }
@@ -476,9 +515,31 @@ export class TokenFeaturizer {
 
 /** Template indices (positions in TOKEN_TEMPLATES). */
 const T = {
-  bias: 0, w: 1, shape: 2, sshape: 3, pre1: 4, pre2: 5, pre3: 6, suf2: 7, suf3: 8, suf4: 9, flags: 10, len: 11,
-  sentStart: 12, nlBefore: 13, wPrev: 14, sPrev: 15, wPrev2: 16, wNext: 17, sNext: 18, wNext2: 19,
-  wPrevShape: 20, wWNext: 21, shapes3: 22, wPrevW: 23, titleFlag: 24,
+  bias: 0,
+  w: 1,
+  shape: 2,
+  sshape: 3,
+  pre1: 4,
+  pre2: 5,
+  pre3: 6,
+  suf2: 7,
+  suf3: 8,
+  suf4: 9,
+  flags: 10,
+  len: 11,
+  sentStart: 12,
+  nlBefore: 13,
+  wPrev: 14,
+  sPrev: 15,
+  wPrev2: 16,
+  wNext: 17,
+  sNext: 18,
+  wNext2: 19,
+  wPrevShape: 20,
+  wWNext: 21,
+  shapes3: 22,
+  wPrevW: 23,
+  titleFlag: 24,
 } as const;
 /** Templates 1..OWN_LAST depend on the token's own text only. */
 const OWN_LAST = T.len;
@@ -551,4 +612,3 @@ function tokenInfo(raw: string, mask: number): TokenInfo {
     endsSentence: w === '.' || w === '!' || w === '?' || w === ':',
   };
 }
-

@@ -104,7 +104,8 @@ export function loadLinearModel(entry: ModelEntry, dir: string = MODELS_DIR): Li
   const cfg = entry.featurizer as unknown as TextFeaturizerConfig;
   const featurizer = new TextFeaturizer(cfg);
   const B = cfg.buckets;
-  if (bytes.length !== (B + 1) * 4) throw new ModelIntegrityError(`model "${entry.id}": expected ${(B + 1) * 4} bytes, got ${bytes.length}`);
+  if (bytes.length !== (B + 1) * 4)
+    throw new ModelIntegrityError(`model "${entry.id}": expected ${(B + 1) * 4} bytes, got ${bytes.length}`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const w = new Float32Array(B);
   for (let i = 0; i < B; i++) w[i] = dv.getFloat32(i * 4, true);
@@ -143,7 +144,10 @@ function loadOrt(): Promise<Ort> {
   return ortPromise;
 }
 
-async function createSession(entry: ModelEntry, dir: string): Promise<{ ort: Ort; session: OrtTypes.InferenceSession }> {
+async function createSession(
+  entry: ModelEntry,
+  dir: string,
+): Promise<{ ort: Ort; session: OrtTypes.InferenceSession }> {
   const bytes = readVerified(entry, dir);
   const ort = await loadOrt();
   const session = await ort.InferenceSession.create(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
@@ -299,7 +303,13 @@ const GLUE = new Set(['-', "'", '\u2019', '.', '&', '/']);
  * 4. each segment is one entity from its first token's start to its last token's end, punctuation-only
  *    tokens at either end dropped; confidence = mean of the tokens' max probabilities.
  */
-export function decodeEntities(tokens: Token[], probs: ArrayLike<number>, probOffset: number, labels: string[], text?: string): Entity[] {
+export function decodeEntities(
+  tokens: Token[],
+  probs: ArrayLike<number>,
+  probOffset: number,
+  labels: string[],
+  text?: string,
+): Entity[] {
   const C = labels.length;
   const O = labels.indexOf('O');
   const n = tokens.length;
@@ -323,7 +333,8 @@ export function decodeEntities(tokens: Token[], probs: ArrayLike<number>, probOf
   for (let t = 1; t + 1 < n; t++) {
     const tok = tokens[t] as Token;
     if (lab[t] !== O || lab[t - 1] === O || lab[t - 1] !== lab[t + 1]) continue;
-    const glued = GLUE.has(tok.text) && (tokens[t - 1] as Token).end === tok.start && tok.end === (tokens[t + 1] as Token).start;
+    const glued =
+      GLUE.has(tok.text) && (tokens[t - 1] as Token).end === tok.start && tok.end === (tokens[t + 1] as Token).start;
     const addressComma = lab[t - 1] === ADDRESS && tok.text === ',';
     if (glued || addressComma) lab[t] = lab[t - 1] as number;
   }
@@ -346,7 +357,12 @@ export function decodeEntities(tokens: Token[], probs: ArrayLike<number>, probOf
     if (a > b) return;
     let cs = 0;
     for (let t = a; t <= b; t++) cs += conf[t] as number;
-    out.push({ start: (tokens[a] as Token).start, end: (tokens[b] as Token).end, label: labels[bestLabel] as string, confidence: cs / (b - a + 1) });
+    out.push({
+      start: (tokens[a] as Token).start,
+      end: (tokens[b] as Token).end,
+      label: labels[bestLabel] as string,
+      confidence: cs / (b - a + 1),
+    });
   };
   let t = 0;
   while (t < n) {

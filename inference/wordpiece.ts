@@ -23,7 +23,11 @@ export interface WordPieceConfig {
 export const PAD_ID = 0;
 export const NL_ID = 1;
 const BYTE_BASE = 2;
-const SPECIALS = ['<pad>', '<nl>', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`)];
+const SPECIALS = [
+  '<pad>',
+  '<nl>',
+  ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`),
+];
 
 const WORD_RE = /[\p{L}\p{N}\p{M}]+|\n+|[^\s\p{L}\p{N}\p{M}]/gu;
 const MAX_WORD_CHARS = 48;
@@ -57,7 +61,8 @@ export class WordPieceTokenizer {
   constructor(config: WordPieceConfig) {
     if (config.type !== 'wordpiece-v1') throw new Error(`unsupported tokenizer ${String(config.type)}`);
     const v = config.vocab;
-    for (let i = 0; i < SPECIALS.length; i++) if (v[i] !== SPECIALS[i]) throw new Error(`tokenizer vocab[${i}] must be ${SPECIALS[i]}`);
+    for (let i = 0; i < SPECIALS.length; i++)
+      if (v[i] !== SPECIALS[i]) throw new Error(`tokenizer vocab[${i}] must be ${SPECIALS[i]}`);
     let maxPiece = 1;
     for (let id = SPECIALS.length; id < v.length; id++) {
       const p = v[id] as string;
@@ -139,7 +144,10 @@ export function trainWordPiece(texts: Iterable<string>, opts: TrainWordPieceOpti
     }
   }
   for (const [w, c] of wordCounts) for (const ch of w) charCounts.set(ch, (charCounts.get(ch) ?? 0) + c);
-  const alphabet = [...charCounts].filter(([, c]) => c >= opts.minCharCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([ch]) => ch);
+  const alphabet = [...charCounts]
+    .filter(([, c]) => c >= opts.minCharCount)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([ch]) => ch);
   const alpha = new Set(alphabet);
 
   // symbols: id -> string (continuation symbols carry "##")
@@ -233,7 +241,13 @@ export function trainWordPiece(texts: Iterable<string>, opts: TrainWordPieceOpti
     pairCount.delete(best);
     pairWords.delete(best);
   }
-  return { type: 'wordpiece-v1', lowercase: true, max_word_chars: maxWordChars, continuation_prefix: '##', vocab: [...SPECIALS, ...symbols] };
+  return {
+    type: 'wordpiece-v1',
+    lowercase: true,
+    max_word_chars: maxWordChars,
+    continuation_prefix: '##',
+    vocab: [...SPECIALS, ...symbols],
+  };
 }
 
 /**

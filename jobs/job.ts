@@ -5,7 +5,10 @@ import type { Logger } from '../lib/logger.ts';
 import type { Db } from '../store/db.ts';
 
 /** The metrics the scheduler and the jobs write (the app's `Metrics` has them all). */
-export type JobMetrics = Pick<Metrics, 'jobRuns' | 'jobDuration' | 'jobLag' | 'scanContentExpired' | 'idempotencyKeysExpired' | 'webhookDeliveriesPruned'>;
+export type JobMetrics = Pick<
+  Metrics,
+  'jobRuns' | 'jobDuration' | 'jobLag' | 'scanContentExpired' | 'idempotencyKeysExpired' | 'webhookDeliveriesPruned'
+>;
 
 /** What a job's `run` receives. Time comes from `clock`, never `Date.now()`, so tests can move it. */
 export interface JobContext {
@@ -39,7 +42,11 @@ export interface JobModule {
  * statement holds many row locks for long; counts each batch into `counter` and renews the run's
  * lock between batches. Returns the total.
  */
-export async function inBatches(ctx: JobContext, counter: { inc(n: number): void }, batch: (size: number) => Promise<number>): Promise<number> {
+export async function inBatches(
+  ctx: JobContext,
+  counter: { inc(n: number): void },
+  batch: (size: number) => Promise<number>,
+): Promise<number> {
   const size = ctx.config.RETENTION_BATCH_SIZE;
   let total = 0;
   for (;;) {

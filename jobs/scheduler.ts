@@ -113,12 +113,18 @@ export async function startJobs(deps: JobsDeps, options: JobsOptions = {}): Prom
       const drained = await agenda.drain({ timeout: drainTimeoutMs });
       dueAt.clear();
       if (drained.timedOut) {
-        deps.logger.warn({ running: drained.running }, 'jobs still running at shutdown: their locks lapse after the lock lifetime');
+        deps.logger.warn(
+          { running: drained.running },
+          'jobs still running at shutdown: their locks lapse after the lock lifetime',
+        );
         return;
       }
       // drain() leaves jobs this process locked but had not started (due within processEvery)
       // locked until the lock lifetime; hand them back so another process runs them on time.
-      await deps.db.query('UPDATE agenda_jobs SET locked_at = NULL WHERE last_modified_by = $1 AND locked_at IS NOT NULL', [name]);
+      await deps.db.query(
+        'UPDATE agenda_jobs SET locked_at = NULL WHERE last_modified_by = $1 AND locked_at IS NOT NULL',
+        [name],
+      );
     },
   };
 }
@@ -129,7 +135,8 @@ async function runJob(job: JobModule, run: Job, deps: JobsDeps, dueAt: Map<strin
   const due = dueAt.get(id);
   dueAt.delete(id);
   // Both instants are Agenda's own (process time): lastRunAt is when this run started.
-  if (due && run.attrs.lastRunAt) deps.metrics.jobLag.observe({ job: job.name }, Math.max(0, run.attrs.lastRunAt.getTime() - due.getTime()) / 1000);
+  if (due && run.attrs.lastRunAt)
+    deps.metrics.jobLag.observe({ job: job.name }, Math.max(0, run.attrs.lastRunAt.getTime() - due.getTime()) / 1000);
   const logger = deps.logger.child({ job: job.name, job_run: id });
   let lastTouch = performance.now();
   const ctx: JobContext = {
@@ -151,7 +158,10 @@ async function runJob(job: JobModule, run: Job, deps: JobsDeps, dueAt: Map<strin
     logger.info({ result, duration_ms: Math.round(performance.now() - started) }, 'job done');
   } catch (err) {
     deps.metrics.jobRuns.inc({ job: job.name, outcome: 'failure' });
-    logger.error({ err: err instanceof Error ? err.message : String(err), duration_ms: Math.round(performance.now() - started) }, 'job failed');
+    logger.error(
+      { err: err instanceof Error ? err.message : String(err), duration_ms: Math.round(performance.now() - started) },
+      'job failed',
+    );
     throw err;
   } finally {
     deps.metrics.jobDuration.observe({ job: job.name }, (performance.now() - started) / 1000);
@@ -213,7 +223,8 @@ function recordingDueTimes(backend: PostgresBackend, dueAt: Map<string, Date>): 
     return job;
   };
   const recording = new Proxy(repository, {
-    get: (target, prop, receiver) => (prop === 'getNextJobToRun' ? getNextJobToRun : Reflect.get(target, prop, receiver)),
+    get: (target, prop, receiver) =>
+      prop === 'getNextJobToRun' ? getNextJobToRun : Reflect.get(target, prop, receiver),
   });
   return {
     name: backend.name,

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 /** Purposes for which subkeys are derived from the master secret; one key per purpose. */
 export type KeyPurpose = 'api-key-hash' | 'cursor' | 'webhook-secret-encryption' | 'idempotency-response';

@@ -49,8 +49,16 @@ const entries = {
   rateLimited: { status: 429, code: 'rate_limit.exceeded', title: 'Rate limit exceeded' },
   // idempotency
   idempotencyKeyInvalid: { status: 400, code: 'idempotency.key_invalid', title: 'Invalid Idempotency-Key' },
-  idempotencyKeyReused: { status: 409, code: 'idempotency.key_reused', title: 'Idempotency-Key already used by another request or credential' },
-  idempotencyInProgress: { status: 409, code: 'idempotency.request_in_progress', title: 'A request with this Idempotency-Key is in progress' },
+  idempotencyKeyReused: {
+    status: 409,
+    code: 'idempotency.key_reused',
+    title: 'Idempotency-Key already used by another request or credential',
+  },
+  idempotencyInProgress: {
+    status: 409,
+    code: 'idempotency.request_in_progress',
+    title: 'A request with this Idempotency-Key is in progress',
+  },
   // API keys
   apiKeyNotFound: { status: 404, code: 'api_keys.not_found', title: 'API key not found' },
   apiKeyAlreadyRevoked: { status: 409, code: 'api_keys.already_revoked', title: 'API key already revoked' },
@@ -64,8 +72,16 @@ const entries = {
   webhookDeliveryNotFound: { status: 404, code: 'webhooks.delivery_not_found', title: 'Webhook delivery not found' },
   webhookUrlInvalid: { status: 400, code: 'webhooks.url_invalid', title: 'Webhook URL not acceptable' },
   webhookUrlRefused: { status: 400, code: 'webhooks.url_refused', title: 'Webhook URL points at a refused address' },
-  webhookUrlUnresolvable: { status: 400, code: 'webhooks.url_unresolvable', title: 'Webhook URL host does not resolve' },
-  webhookDeliveryInProgress: { status: 409, code: 'webhooks.delivery_in_progress', title: 'Delivery still in progress' },
+  webhookUrlUnresolvable: {
+    status: 400,
+    code: 'webhooks.url_unresolvable',
+    title: 'Webhook URL host does not resolve',
+  },
+  webhookDeliveryInProgress: {
+    status: 409,
+    code: 'webhooks.delivery_in_progress',
+    title: 'Delivery still in progress',
+  },
   overloaded: { status: 503, code: 'service.overloaded', title: 'Service overloaded' },
   scanDeadlineExceeded: { status: 504, code: 'scans.deadline_exceeded', title: 'Scan deadline exceeded' },
   metricsUnauthorized: { status: 401, code: 'metrics.unauthenticated', title: 'Metrics token required' },
@@ -87,13 +103,19 @@ export type IdempotencyReuse = 'request' | 'credential' | 'unbound';
 const IDEMPOTENCY_REUSE_DETAIL: Record<IdempotencyReuse, string> = {
   request: 'This Idempotency-Key was already used with a different request (method, path or body).',
   credential: 'This Idempotency-Key belongs to another credential of this organization; choose a key of your own.',
-  unbound: 'This Idempotency-Key was recorded before keys were bound to the credential that sent them; it cannot be replayed, and is free again once its retention (24 h by default) ends.',
+  unbound:
+    'This Idempotency-Key was recorded before keys were bound to the credential that sent them; it cannot be replayed, and is free again once its retention (24 h by default) ends.',
 };
 
 /** What a key tried to do with scopes it lacks: grant them (create), or rotate / revoke a key holding them. */
 export type ScopeEscalationAction = 'grant' | 'rotate' | 'revoke';
 
-function make(name: ErrorName, detail: string, extra?: Record<string, unknown>, headers?: Record<string, string>): ProblemError {
+function make(
+  name: ErrorName,
+  detail: string,
+  extra?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): ProblemError {
   const e = entries[name];
   return new ProblemError(e.status, e.code, e.title, detail, extra, headers);
 }
@@ -102,34 +124,63 @@ function make(name: ErrorName, detail: string, extra?: Record<string, unknown>, 
 export const Errors = {
   routeNotFound: (method: string, path: string) => make('routeNotFound', `No route matches ${method} ${path}.`),
   methodNotAllowed: (method: string, allowed: string[]) =>
-    make('methodNotAllowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}.`, {}, { Allow: allowed.join(', ') }),
+    make(
+      'methodNotAllowed',
+      `${method} is not allowed here; allowed: ${allowed.join(', ')}.`,
+      {},
+      { Allow: allowed.join(', ') },
+    ),
   invalidJson: () => make('invalidJson', 'The request body is not valid JSON.'),
   unsupportedMediaType: (got: string) =>
     make('unsupportedMediaType', `Content-Type must be application/json; got ${JSON.stringify(got.slice(0, 100))}.`),
   bodyTooLarge: (limit: number) => make('bodyTooLarge', `The request body exceeds the limit of ${limit} bytes.`),
   validationFailed: (errors: ValidationIssue[]) =>
-    make('validationFailed', errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ').slice(0, 1000), { errors }),
+    make(
+      'validationFailed',
+      errors
+        .map((e) => `${e.path || '(root)'}: ${e.message}`)
+        .join('; ')
+        .slice(0, 1000),
+      { errors },
+    ),
   badRequest: (detail: string) => make('badRequest', detail),
   invalidCursor: (resource: string) =>
-    new ProblemError(400, `${resource}.invalid_cursor`, entries.invalidCursor.title, 'The cursor is malformed, was tampered with, or belongs to another list.'),
+    new ProblemError(
+      400,
+      `${resource}.invalid_cursor`,
+      entries.invalidCursor.title,
+      'The cursor is malformed, was tampered with, or belongs to another list.',
+    ),
   apiVersionInvalid: (value: string) =>
-    make('apiVersionInvalid', `Service-Api-Version must be a calendar date YYYY-MM-DD; got ${JSON.stringify(value.slice(0, 40))}.`),
+    make(
+      'apiVersionInvalid',
+      `Service-Api-Version must be a calendar date YYYY-MM-DD; got ${JSON.stringify(value.slice(0, 40))}.`,
+    ),
   apiVersionUnsupported: (value: string, earliest: string) =>
     make('apiVersionUnsupported', `Service-Api-Version ${value} predates the earliest supported revision ${earliest}.`),
-  unauthenticated: (detail = 'A valid API key is required: Authorization: Bearer <API_KEY>.') => make('unauthenticated', detail),
+  unauthenticated: (detail = 'A valid API key is required: Authorization: Bearer <API_KEY>.') =>
+    make('unauthenticated', detail),
   apiKeyExpired: () => make('apiKeyExpired', 'This API key has expired; rotate it or create a new one.'),
   apiKeyRevoked: () => make('apiKeyRevoked', 'This API key has been revoked.'),
   insufficientScope: (scope: string) =>
     make('insufficientScope', `This operation requires the scope '${scope}'.`, { required_scope: scope }),
   rateLimited: (retryAfter: number) =>
     make('rateLimited', `Too many requests; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
-  idempotencyKeyInvalid: () => make('idempotencyKeyInvalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
+  idempotencyKeyInvalid: () =>
+    make('idempotencyKeyInvalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
   /** `request`: another method, path or body; `credential`: another principal's key; `unbound`: a record from before keys were bound to their principal. */
-  idempotencyKeyReused: (by: IdempotencyReuse = 'request') => make('idempotencyKeyReused', IDEMPOTENCY_REUSE_DETAIL[by]),
+  idempotencyKeyReused: (by: IdempotencyReuse = 'request') =>
+    make('idempotencyKeyReused', IDEMPOTENCY_REUSE_DETAIL[by]),
   idempotencyInProgress: () =>
-    make('idempotencyInProgress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {}, { 'Retry-After': '1' }),
+    make(
+      'idempotencyInProgress',
+      'A request with this Idempotency-Key is still being processed; retry shortly.',
+      {},
+      { 'Retry-After': '1' },
+    ),
   apiKeyNotFound: (id: string) => make('apiKeyNotFound', `No API key ${id} in this organization.`),
-  apiKeyAlreadyRevoked: (id: string) => make('apiKeyAlreadyRevoked', `API key ${id} is revoked; revoked keys cannot be rotated.`),
+  apiKeyAlreadyRevoked: (id: string) =>
+    make('apiKeyAlreadyRevoked', `API key ${id} is revoked; revoked keys cannot be rotated.`),
   /** `scopes`: the ones the calling key lacks, requested (`grant`) or held by the key it acts on. */
   apiKeyScopeEscalation: (scopes: string[], action: ScopeEscalationAction = 'grant') =>
     make(
@@ -141,28 +192,61 @@ export const Errors = {
     ),
   scanNotFound: (id: string) => make('scanNotFound', `No scan ${id} in this organization.`),
   unknownDetector: (unknown: string[], known: string[]) =>
-    make('unknownDetector', `Unknown detector(s): ${unknown.map((u) => JSON.stringify(u.slice(0, 64))).join(', ')}; known: ${known.join(', ')}.`, {
-      errors: unknown.map((u) => ({ path: 'options.detectors', message: `unknown detector ${JSON.stringify(u.slice(0, 64))}` })),
-      known_detectors: known,
-    }),
+    make(
+      'unknownDetector',
+      `Unknown detector(s): ${unknown.map((u) => JSON.stringify(u.slice(0, 64))).join(', ')}; known: ${known.join(', ')}.`,
+      {
+        errors: unknown.map((u) => ({
+          path: 'options.detectors',
+          message: `unknown detector ${JSON.stringify(u.slice(0, 64))}`,
+        })),
+        known_detectors: known,
+      },
+    ),
   policyNotFound: (id: string) => make('policyNotFound', `No policy ${id} in this organization.`),
   webhookNotFound: (id: string) => make('webhookNotFound', `No webhook ${id} in this organization.`),
-  webhookDeliveryNotFound: (id: string) => make('webhookDeliveryNotFound', `No webhook delivery ${id} in this organization.`),
+  webhookDeliveryNotFound: (id: string) =>
+    make('webhookDeliveryNotFound', `No webhook delivery ${id} in this organization.`),
   /** `url` is not an acceptable https URL (scheme, shape, credentials, length). */
-  webhookUrlInvalid: (detail: string) => make('webhookUrlInvalid', detail, { errors: [{ path: 'url', message: detail }] }),
+  webhookUrlInvalid: (detail: string) =>
+    make('webhookUrlInvalid', detail, { errors: [{ path: 'url', message: detail }] }),
   /** `url`'s host is, or resolves to, an address outside the public internet (SSRF protection). */
-  webhookUrlRefused: (detail: string) => make('webhookUrlRefused', detail, { errors: [{ path: 'url', message: detail }] }),
-  webhookUrlUnresolvable: (detail: string) => make('webhookUrlUnresolvable', detail, { errors: [{ path: 'url', message: detail }] }),
+  webhookUrlRefused: (detail: string) =>
+    make('webhookUrlRefused', detail, { errors: [{ path: 'url', message: detail }] }),
+  webhookUrlUnresolvable: (detail: string) =>
+    make('webhookUrlUnresolvable', detail, { errors: [{ path: 'url', message: detail }] }),
   webhookDeliveryInProgress: (id: string, status: string) =>
-    make('webhookDeliveryInProgress', `Delivery ${id} is ${status}: its retries are still scheduled. Redeliver once it has succeeded or been dead-lettered.`),
+    make(
+      'webhookDeliveryInProgress',
+      `Delivery ${id} is ${status}: its retries are still scheduled. Redeliver once it has succeeded or been dead-lettered.`,
+    ),
   overloaded: (retryAfter: number) =>
-    make('overloaded', `The model workers are saturated; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
-  scanDeadlineExceeded: (ms: number) => make('scanDeadlineExceeded', `Model inference did not finish within the scan deadline of ${ms} ms; nothing was stored.`),
+    make(
+      'overloaded',
+      `The model workers are saturated; retry after ${retryAfter} s.`,
+      {},
+      { 'Retry-After': String(retryAfter) },
+    ),
+  scanDeadlineExceeded: (ms: number) =>
+    make(
+      'scanDeadlineExceeded',
+      `Model inference did not finish within the scan deadline of ${ms} ms; nothing was stored.`,
+    ),
   metricsUnauthorized: () =>
-    make('metricsUnauthorized', 'The metrics endpoint requires Authorization: Bearer <METRICS_TOKEN>.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' }),
+    make(
+      'metricsUnauthorized',
+      'The metrics endpoint requires Authorization: Bearer <METRICS_TOKEN>.',
+      {},
+      { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+    ),
   notReady: (detail: string) => make('notReady', detail),
   /** The database cannot be reached right now (restarting, down, connections dropped). */
   databaseUnavailable: (retryAfter: number) =>
-    make('databaseUnavailable', `The database is unavailable; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
+    make(
+      'databaseUnavailable',
+      `The database is unavailable; retry after ${retryAfter} s.`,
+      {},
+      { 'Retry-After': String(retryAfter) },
+    ),
   internal: () => make('internal', 'An unexpected error occurred; contact support with the X-Request-Id.'),
 };

@@ -12,7 +12,16 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       level,
       base: { pid: process.pid },
       redact: {
-        paths: ['authorization', 'req.headers.authorization', '*.authorization', 'secret', '*.secret', 'password', '*.password', 'api_key.secret'],
+        paths: [
+          'authorization',
+          'req.headers.authorization',
+          '*.authorization',
+          'secret',
+          '*.secret',
+          'password',
+          '*.password',
+          'api_key.secret',
+        ],
         censor: '[redacted]',
       },
       timestamp: pino.stdTimeFunctions.isoTime,

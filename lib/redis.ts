@@ -15,7 +15,11 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
  * requests; it reconnects in the background.
  */
 export function createRedis(url: string, onError: (err: Error) => void): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+  });
   redis.on('error', onError);
   return redis;
 }

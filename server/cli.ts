@@ -63,15 +63,30 @@ async function execute(rt: Runtime, deps: ApiKeyDeps, positionals: string[], val
   const command = verb ? `${group} ${verb}` : group;
   switch (command) {
     case 'bootstrap': {
-      const { org, createdOrg, minted } = await bootstrapOrganization(deps, required(values, 'org'), values.force ?? false);
+      const { org, createdOrg, minted } = await bootstrapOrganization(
+        deps,
+        required(values, 'org'),
+        values.force ?? false,
+      );
       const key = presentApiKey(minted.key, minted.secret);
-      out(json, { org_id: org.id, org: { id: org.id, slug: org.slug, display_name: org.display_name, created: createdOrg }, api_key: key },
-        `${createdOrg ? 'Created' : 'Using'} organization ${org.display_name} (${org.id}).\nAdmin API key ${key.id}, expires ${key.expires_at ?? 'never'}.\n\n  ${minted.secret}\n\nThis secret is shown once; store it now.`);
+      out(
+        json,
+        {
+          org_id: org.id,
+          org: { id: org.id, slug: org.slug, display_name: org.display_name, created: createdOrg },
+          api_key: key,
+        },
+        `${createdOrg ? 'Created' : 'Using'} organization ${org.display_name} (${org.id}).\nAdmin API key ${key.id}, expires ${key.expires_at ?? 'never'}.\n\n  ${minted.secret}\n\nThis secret is shown once; store it now.`,
+      );
       return;
     }
     case 'orgs list': {
       const orgs = await listOrgs(rt.db);
-      out(json, { data: orgs }, orgs.map((o) => `${o.id}  ${o.slug}  ${o.display_name}`).join('\n') || '(no organizations)');
+      out(
+        json,
+        { data: orgs },
+        orgs.map((o) => `${o.id}  ${o.slug}  ${o.display_name}`).join('\n') || '(no organizations)',
+      );
       return;
     }
     case 'keys list': {
@@ -84,22 +99,43 @@ async function execute(rt: Runtime, deps: ApiKeyDeps, positionals: string[], val
         if (!more) break;
         before = rows.at(-1)!.id;
       }
-      out(json, { data: all }, all.map((k) => `${k.id}  ${k.prefix}_…${k.last_four}  ${k.revoked_at ? 'revoked' : 'active '}  ${JSON.stringify(k.name)}  [${k.scopes.join(', ')}]  expires ${k.expires_at ?? 'never'}`).join('\n') || '(no keys)');
+      out(
+        json,
+        { data: all },
+        all
+          .map(
+            (k) =>
+              `${k.id}  ${k.prefix}_…${k.last_four}  ${k.revoked_at ? 'revoked' : 'active '}  ${JSON.stringify(k.name)}  [${k.scopes.join(', ')}]  expires ${k.expires_at ?? 'never'}`,
+          )
+          .join('\n') || '(no keys)',
+      );
       return;
     }
     case 'keys create': {
       const org = await resolveOrganization(rt.db, required(values, 'org'));
       const parsed = createApiKeyBody.safeParse({
         name: required(values, 'name'),
-        scopes: required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
+        scopes: required(values, 'scopes')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
         environment: values.environment,
         expires_at: values['expires-at'],
         no_expiry: values['no-expiry'] ?? false,
       });
-      if (!parsed.success) throw new UsageError(issuesOf(parsed.error, '').map((i) => `${i.path}: ${i.message}`).join('; '));
+      if (!parsed.success)
+        throw new UsageError(
+          issuesOf(parsed.error, '')
+            .map((i) => `${i.path}: ${i.message}`)
+            .join('; '),
+        );
       const minted = await createApiKey(deps, org.id, parsed.data, actor);
       const key = presentApiKey(minted.key, minted.secret);
-      out(json, { org_id: org.id, api_key: key }, `API key ${key.id} for ${org.display_name}.\n\n  ${minted.secret}\n\nThis secret is shown once; store it now.`);
+      out(
+        json,
+        { org_id: org.id, api_key: key },
+        `API key ${key.id} for ${org.display_name}.\n\n  ${minted.secret}\n\nThis secret is shown once; store it now.`,
+      );
       return;
     }
     case 'keys revoke': {
@@ -131,7 +167,13 @@ async function main(): Promise<number> {
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
   const rt = await openRuntime(config, logger);
   const revocations = invalidationBus(rt.redis, config.REDIS_KEY_PREFIX, TOPICS.apiKeyRevoked, logger);
-  const deps: ApiKeyDeps = { db: rt.db, clock: systemClock, keyring: rt.keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS };
+  const deps: ApiKeyDeps = {
+    db: rt.db,
+    clock: systemClock,
+    keyring: rt.keyring,
+    revocations,
+    defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS,
+  };
   try {
     await execute(rt, deps, parsed.positionals, parsed.values);
     return 0;

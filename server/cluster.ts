@@ -23,7 +23,8 @@ export function clusterWorkers(argv: readonly string[], config: Readonly<Config>
   if (i < 0) return config.CLUSTER_WORKERS;
   const raw = argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`--cluster takes a number of processes from 1 to 64 (got ${JSON.stringify(raw)})`);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new Error(`--cluster takes a number of processes from 1 to 64 (got ${JSON.stringify(raw)})`);
   return n;
 }
 
@@ -31,12 +32,20 @@ export function clusterWorkers(argv: readonly string[], config: Readonly<Config>
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
 
-export async function runPrimary(config: Readonly<Config>, workers: number, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runPrimary(
+  config: Readonly<Config>,
+  workers: number,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   // A signal before the workers exist: the embedded cluster is stopped instead of left running.
   const held = holdSignals(false, logger);
   let embedded: EmbeddedHandle | null = null;
   const stopEmbedded = async () => {
-    if (embedded?.owned) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
+    if (embedded?.owned)
+      await embedded
+        .stop()
+        .catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
   };
   const workerEnv: Record<string, string> = {};
   try {
@@ -47,7 +56,9 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
     }
     // Once, here, rather than N times at once in the workers (both are safe; this is quieter).
     await loadMasterSecret(config);
-    const db = createPool(workerEnv.DATABASE_URL ?? config.DATABASE_URL!, 1, (err) => logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'));
+    const db = createPool(workerEnv.DATABASE_URL ?? config.DATABASE_URL!, 1, (err) =>
+      logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'),
+    );
     try {
       const applied = await migrate(db);
       if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -65,16 +76,26 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
     process.exit(0);
   }
   // Model threads: the cores shared out, unless WORKER_THREADS says otherwise.
-  if (env.WORKER_THREADS === undefined || env.WORKER_THREADS === '') workerEnv.WORKER_THREADS = String(Math.max(1, Math.floor(availableParallelism() / workers)));
+  if (env.WORKER_THREADS === undefined || env.WORKER_THREADS === '')
+    workerEnv.WORKER_THREADS = String(Math.max(1, Math.floor(availableParallelism() / workers)));
   if (!config.REDIS_URL) {
     // Each process counts alone: give each its share, so the deployment-wide limit holds approximately.
     workerEnv.RATE_LIMIT_REQUESTS = String(Math.max(1, Math.ceil(config.RATE_LIMIT_REQUESTS / workers)));
-    workerEnv.RATE_LIMIT_UNAUTHENTICATED_REQUESTS = String(Math.max(1, Math.ceil(config.RATE_LIMIT_UNAUTHENTICATED_REQUESTS / workers)));
-    logger.warn({ workers }, 'cluster without REDIS_URL: each process enforces 1/N of the rate limits; set REDIS_URL for exact shared limits');
+    workerEnv.RATE_LIMIT_UNAUTHENTICATED_REQUESTS = String(
+      Math.max(1, Math.ceil(config.RATE_LIMIT_UNAUTHENTICATED_REQUESTS / workers)),
+    );
+    logger.warn(
+      { workers },
+      'cluster without REDIS_URL: each process enforces 1/N of the rate limits; set REDIS_URL for exact shared limits',
+    );
   }
   // The workers run this same entry point with cluster mode off.
   workerEnv.CLUSTER_WORKERS = '0';
-  cluster.setupPrimary({ args: process.argv.slice(2).filter((a, i, all) => !(a === '--cluster' || a.startsWith('--cluster=') || all[i - 1] === '--cluster')) });
+  cluster.setupPrimary({
+    args: process.argv
+      .slice(2)
+      .filter((a, i, all) => !(a === '--cluster' || a.startsWith('--cluster=') || all[i - 1] === '--cluster')),
+  });
 
   let stopping = false;
   const restarts: number[] = [];
@@ -105,7 +126,9 @@ export async function runPrimary(config: Readonly<Config>, workers: number, logg
     stopping = true;
     logger.info({ reason, workers: Object.keys(cluster.workers ?? {}).length }, 'cluster shutting down: workers drain');
     const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w));
-    const exited = Promise.all(alive.map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve())))));
+    const exited = Promise.all(
+      alive.map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve())))),
+    );
     for (const w of alive) if (w.isConnected()) w.send(SHUTDOWN_MESSAGE);
     // Workers bound their own drain by SHUTDOWN_TIMEOUT_MS; past that and a margin, stop them.
     const killer = setTimeout(() => {

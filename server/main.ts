@@ -41,7 +41,16 @@ async function main(): Promise<void> {
     // Models load and warm on every worker thread before the port opens: the first scan is as fast as any.
     scanning = await startScanning(config, metrics, logger);
     opened.push(() => scanning.close());
-    built = buildApp({ config, db: runtime.db, redis: runtime.redis, clock: systemClock, logger, keyring: runtime.keyring, engine: scanning.engine, metrics });
+    built = buildApp({
+      config,
+      db: runtime.db,
+      redis: runtime.redis,
+      clock: systemClock,
+      logger,
+      keyring: runtime.keyring,
+      engine: scanning.engine,
+      metrics,
+    });
     opened.push(() => built.close());
     server = http.createServer();
     // Before the app's listener: marks responses during a drain with Connection: close.
@@ -54,9 +63,19 @@ async function main(): Promise<void> {
       server.listen(config.PORT, config.HOST, resolve);
     });
     const address = server.address();
-    logger.info({ port: typeof address === 'object' && address ? address.port : config.PORT, database: runtime.embedded ? 'embedded' : 'DATABASE_URL', redis: Boolean(runtime.redis), deployment_mode: config.DEPLOYMENT_MODE }, 'content firewall listening');
+    logger.info(
+      {
+        port: typeof address === 'object' && address ? address.port : config.PORT,
+        database: runtime.embedded ? 'embedded' : 'DATABASE_URL',
+        redis: Boolean(runtime.redis),
+        deployment_mode: config.DEPLOYMENT_MODE,
+      },
+      'content firewall listening',
+    );
     // Scheduled jobs (retention, cleanup) on the same database; any number of processes may run them.
-    jobs = config.JOBS_ENABLED ? await startJobs({ db: runtime.db, clock: systemClock, logger, metrics, config }) : null;
+    jobs = config.JOBS_ENABLED
+      ? await startJobs({ db: runtime.db, clock: systemClock, logger, metrics, config })
+      : null;
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
@@ -65,7 +84,10 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     // Whatever hangs past the drain and a margin, the exit still comes and still stops the embedded PostgreSQL.
-    setTimeout(() => forceExit(logger, 'shutdown did not finish in time'), config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS).unref();
+    setTimeout(
+      () => forceExit(logger, 'shutdown did not finish in time'),
+      config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS,
+    ).unref();
     // Idle sockets first, and Connection: close on every response still to come (server/drain.ts).
     drain.start(server);
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -33,7 +33,9 @@ export async function loadMasterSecret(config: Readonly<Config>): Promise<Buffer
   const read = async (): Promise<Buffer> => {
     const text = (await readFile(file, 'utf8')).trim();
     if (!/^[0-9a-f]{64}$/.test(text)) {
-      throw new Error(`${file} is not 64 hex characters; restore it from backup (API keys depend on it) or set SECRET_KEY`);
+      throw new Error(
+        `${file} is not 64 hex characters; restore it from backup (API keys depend on it) or set SECRET_KEY`,
+      );
     }
     return Buffer.from(text, 'hex');
   };
@@ -59,7 +61,11 @@ export async function loadMasterSecret(config: Readonly<Config>): Promise<Buffer
  * restart it if its postmaster dies, for the server), applies migrations,
  * connects Redis when REDIS_URL is set, and derives the keyring.
  */
-export async function openRuntime(config: Readonly<Config>, logger: Logger, options: { superviseEmbedded?: boolean } = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Readonly<Config>,
+  logger: Logger,
+  options: { superviseEmbedded?: boolean } = {},
+): Promise<Runtime> {
   const keyring = buildKeyring(await loadMasterSecret(config));
   let embedded: EmbeddedHandle | null = null;
   let url = config.DATABASE_URL;
@@ -69,7 +75,9 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opti
     // The server owns its database: if the postmaster dies, start it again (the CLI's runs are too short to need it).
     if (options.superviseEmbedded) embedded.supervise();
   }
-  const db = createPool(url, config.DATABASE_POOL_MAX, (err) => logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'));
+  const db = createPool(url, config.DATABASE_POOL_MAX, (err) =>
+    logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'),
+  );
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -78,9 +86,12 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opti
     await embedded?.stop().catch(() => undefined);
     throw err;
   }
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis error')) : null;
+  const redis = config.REDIS_URL
+    ? createRedis(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis error'))
+    : null;
   // Redis is never needed for stored data: start without it (limits per process, 1 s auth cache) rather than not at all.
-  if (redis && !(await waitForRedis(redis, 5_000))) logger.warn('redis not reachable yet: running degraded until it is');
+  if (redis && !(await waitForRedis(redis, 5_000)))
+    logger.warn('redis not reachable yet: running degraded until it is');
   return {
     db,
     redis,
@@ -90,10 +101,16 @@ export async function openRuntime(config: Readonly<Config>, logger: Logger, opti
       // Bounded: a connection someone never released must not keep the embedded cluster running.
       const ended = db.end().catch((err: Error) => logger.error({ err: err.message }, 'closing the pool failed'));
       if ((await Promise.race([ended.then(() => true), sleep(POOL_END_TIMEOUT_MS).then(() => false)])) === false) {
-        logger.warn({ timeout_ms: POOL_END_TIMEOUT_MS }, 'database connections still in use at shutdown: closing without them');
+        logger.warn(
+          { timeout_ms: POOL_END_TIMEOUT_MS },
+          'database connections still in use at shutdown: closing without them',
+        );
       }
       if (redis) await redis.quit().catch(() => redis.disconnect());
-      if (embedded) await embedded.stop().catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
+      if (embedded)
+        await embedded
+          .stop()
+          .catch((err: Error) => logger.error({ err: err.message }, 'stopping embedded PostgreSQL failed'));
     },
   };
 }

@@ -25,14 +25,27 @@ export interface ScanningOptions {
   warmupTimeoutMs?: number;
 }
 
-type ScanningConfig = Pick<Config, 'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'POOL_SPLIT_CHARS' | 'MODELS_DIR'>;
+type ScanningConfig = Pick<
+  Config,
+  'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'POOL_SPLIT_CHARS' | 'MODELS_DIR'
+>;
 
 /** @throws when the in-process model is missing or fails its sha256 check (the service cannot scan at all). */
-export async function startScanning(config: ScanningConfig, metrics: Metrics, logger: Logger, opts: ScanningOptions = {}): Promise<Scanning> {
+export async function startScanning(
+  config: ScanningConfig,
+  metrics: Metrics,
+  logger: Logger,
+  opts: ScanningOptions = {},
+): Promise<Scanning> {
   let dispatcher: ModelDispatcher | null = null;
   let loadedModels: string[] = [];
   if (config.WORKER_THREADS > 0) {
-    const pool = createModelPool({ threads: config.WORKER_THREADS, models: [...POOL_MODELS], modelsDir: config.MODELS_DIR, allowCrashTask: opts.allowCrashTask ?? false });
+    const pool = createModelPool({
+      threads: config.WORKER_THREADS,
+      models: [...POOL_MODELS],
+      modelsDir: config.MODELS_DIR,
+      allowCrashTask: opts.allowCrashTask ?? false,
+    });
     dispatcher = new ModelDispatcher(pool, {
       maxQueue: config.POOL_QUEUE_MAX,
       maxBatchTexts: config.POOL_MAX_BATCH,
@@ -46,8 +59,22 @@ export async function startScanning(config: ScanningConfig, metrics: Metrics, lo
       },
     });
     const d = dispatcher;
-    new client.Gauge({ name: 'cf_pool_queue_depth', help: 'Model requests waiting in the FIFO', registers: [metrics.registry], collect() { this.set(d.queueDepth); } });
-    new client.Gauge({ name: 'cf_pool_in_flight', help: 'Inference tasks running on worker threads', registers: [metrics.registry], collect() { this.set(d.running); } });
+    new client.Gauge({
+      name: 'cf_pool_queue_depth',
+      help: 'Model requests waiting in the FIFO',
+      registers: [metrics.registry],
+      collect() {
+        this.set(d.queueDepth);
+      },
+    });
+    new client.Gauge({
+      name: 'cf_pool_in_flight',
+      help: 'Inference tasks running on worker threads',
+      registers: [metrics.registry],
+      collect() {
+        this.set(d.running);
+      },
+    });
     try {
       loadedModels = await dispatcher.warmup(opts.warmupTimeoutMs ?? 120_000);
     } catch (err) {
@@ -55,7 +82,8 @@ export async function startScanning(config: ScanningConfig, metrics: Metrics, lo
       throw err;
     }
     const missing = POOL_MODELS.filter((m) => !loadedModels.includes(m));
-    if (missing.length) logger.warn({ missing }, 'some models did not load: their detectors fall back or report unavailable');
+    if (missing.length)
+      logger.warn({ missing }, 'some models did not load: their detectors fall back or report unavailable');
     logger.info({ threads: config.WORKER_THREADS, models: loadedModels }, 'model pool ready');
   } else {
     logger.warn('WORKER_THREADS=0: no model pool; prompt injection runs the fast tier, toxicity and NER are off');
@@ -66,7 +94,9 @@ export async function startScanning(config: ScanningConfig, metrics: Metrics, lo
     modelsDir: config.MODELS_DIR,
     observe: { fallback: (detector, reason) => metrics.detectorFallbacks.inc({ detector, reason }) },
   });
-  const engine = new ScanEngine(registry, { detector: (name, tier, seconds) => metrics.detectorDuration.observe({ detector: name, tier }, seconds) });
+  const engine = new ScanEngine(registry, {
+    detector: (name, tier, seconds) => metrics.detectorDuration.observe({ detector: name, tier }, seconds),
+  });
   return {
     engine,
     dispatcher,

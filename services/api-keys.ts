@@ -46,7 +46,13 @@ const DAY_MS = 86_400_000;
  * @throws ProblemError 400 when `expires_at` is not in the future; 403 when the actor would grant
  * scopes it lacks.
  */
-export async function createApiKey(deps: ApiKeyDeps, orgId: string, input: CreateKeyInput, actor: Actor, tx?: Queryable): Promise<MintedKey> {
+export async function createApiKey(
+  deps: ApiKeyDeps,
+  orgId: string,
+  input: CreateKeyInput,
+  actor: Actor,
+  tx?: Queryable,
+): Promise<MintedKey> {
   const now = deps.clock.now();
   assertCanActOn(actor, input.scopes, 'grant');
   let expiresAt: Date | null;
@@ -60,17 +66,35 @@ export async function createApiKey(deps: ApiKeyDeps, orgId: string, input: Creat
 
   const scopes = [...new Set(input.scopes)];
   const run = async (q: Queryable): Promise<MintedKey> => {
-    const minted = await insertNewKey(deps, q, orgId, actor, now, { name: input.name, environment: input.environment, scopes, expires_at: expiresAt, rotated_from: null });
-    await audit(q, orgId, actor, now, minted.key.id, `created ${input.environment} API key ${JSON.stringify(input.name)} with scopes [${scopes.join(', ')}], ${
-      expiresAt ? `expiring ${expiresAt.toISOString()}` : 'with no expiry'
-    }`);
+    const minted = await insertNewKey(deps, q, orgId, actor, now, {
+      name: input.name,
+      environment: input.environment,
+      scopes,
+      expires_at: expiresAt,
+      rotated_from: null,
+    });
+    await audit(
+      q,
+      orgId,
+      actor,
+      now,
+      minted.key.id,
+      `created ${input.environment} API key ${JSON.stringify(input.name)} with scopes [${scopes.join(', ')}], ${
+        expiresAt ? `expiring ${expiresAt.toISOString()}` : 'with no expiry'
+      }`,
+    );
     return minted;
   };
   return tx ? run(tx) : withTransaction(deps.db, run);
 }
 
 /** One page of keys, newest first; fetches one extra row to know whether another page follows. */
-export async function listApiKeys(deps: ApiKeyDeps, orgId: string, beforeId: string | undefined, limit: number): Promise<{ rows: ApiKeyRow[]; more: boolean }> {
+export async function listApiKeys(
+  deps: ApiKeyDeps,
+  orgId: string,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<{ rows: ApiKeyRow[]; more: boolean }> {
   const rows = await keys.listApiKeys(deps.db, orgId, { beforeId, limit: limit + 1 });
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
@@ -116,9 +140,29 @@ export async function rotateApiKey(deps: ApiKeyDeps, orgId: string, id: string, 
     assertCanActOn(actor, old.scopes, 'rotate');
     if (old.revoked_at) throw Errors.apiKeyAlreadyRevoked(id);
     await keys.markRevoked(tx, orgId, id, now);
-    const minted = await insertNewKey(deps, tx, orgId, actor, now, { name: old.name, environment: old.environment, scopes: old.scopes, expires_at: old.expires_at, rotated_from: old.id });
-    await audit(tx, orgId, actor, now, old.id, `rotated API key ${JSON.stringify(old.name)}: revoked, replaced by ${minted.key.id}`);
-    await audit(tx, orgId, actor, now, minted.key.id, `created API key ${JSON.stringify(old.name)} by rotation of ${old.id}`);
+    const minted = await insertNewKey(deps, tx, orgId, actor, now, {
+      name: old.name,
+      environment: old.environment,
+      scopes: old.scopes,
+      expires_at: old.expires_at,
+      rotated_from: old.id,
+    });
+    await audit(
+      tx,
+      orgId,
+      actor,
+      now,
+      old.id,
+      `rotated API key ${JSON.stringify(old.name)}: revoked, replaced by ${minted.key.id}`,
+    );
+    await audit(
+      tx,
+      orgId,
+      actor,
+      now,
+      minted.key.id,
+      `created API key ${JSON.stringify(old.name)} by rotation of ${old.id}`,
+    );
     return minted;
   });
   await deps.revocations.publish(id);
@@ -128,19 +172,41 @@ export async function rotateApiKey(deps: ApiKeyDeps, orgId: string, id: string, 
 type NewKeyFields = Pick<ApiKeyRow, 'name' | 'environment' | 'scopes' | 'expires_at' | 'rotated_from'>;
 
 /** Mints a secret and inserts its key row (only the secret's keyed hash is stored). */
-async function insertNewKey(deps: ApiKeyDeps, q: Queryable, orgId: string, actor: Actor, now: Date, fields: NewKeyFields): Promise<MintedKey> {
+async function insertNewKey(
+  deps: ApiKeyDeps,
+  q: Queryable,
+  orgId: string,
+  actor: Actor,
+  now: Date,
+  fields: NewKeyFields,
+): Promise<MintedKey> {
   const secret = mintSecret(fields.environment);
   const key = await keys.insertApiKey(
     q,
     orgId,
-    { id: newId('apiKey', now.getTime()), ...fields, last_four: secret.slice(-4), created_at: now, revoked_at: null, last_used_at: null, created_by: actor.id },
+    {
+      id: newId('apiKey', now.getTime()),
+      ...fields,
+      last_four: secret.slice(-4),
+      created_at: now,
+      revoked_at: null,
+      last_used_at: null,
+      created_by: actor.id,
+    },
     hashSecret(deps.keyring.apiKeyHash, secret),
   );
   return { key, secret };
 }
 
 /** The management audit row of a key change, written in the change's transaction. */
-function audit(q: Queryable, orgId: string, actor: Actor, now: Date, resourceId: string, changeSummary: string): Promise<void> {
+function audit(
+  q: Queryable,
+  orgId: string,
+  actor: Actor,
+  now: Date,
+  resourceId: string,
+  changeSummary: string,
+): Promise<void> {
   return insertManagementAudit(q, orgId, {
     created: now,
     actorId: actor.id,

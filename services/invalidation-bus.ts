@@ -83,7 +83,10 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     // Our own disconnect at shutdown is not an outage.
     if (!this.live || this.closed) return;
     this.live = false;
-    this.logger?.warn({ channel: this.channel }, 'invalidation bus: lost Redis, caches live at most 1 s until it is back');
+    this.logger?.warn(
+      { channel: this.channel },
+      'invalidation bus: lost Redis, caches live at most 1 s until it is back',
+    );
   }
 
   /**
@@ -106,7 +109,10 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     try {
       await this.redis.publish(this.channel, id);
     } catch (err) {
-      this.logger?.warn({ err: (err as Error).message, channel: this.channel, id }, 'invalidation not published: redis unavailable');
+      this.logger?.warn(
+        { err: (err as Error).message, channel: this.channel, id },
+        'invalidation not published: redis unavailable',
+      );
     }
   }
 
@@ -129,9 +135,18 @@ export function cacheTtlMs(bus: InvalidationBus, configuredMs: number): number {
 }
 
 /** The topics: one bus each. */
-export const TOPICS = { apiKeyRevoked: 'api-key-revoked', policiesChanged: 'policies-changed', webhooksChanged: 'webhooks-changed' } as const;
+export const TOPICS = {
+  apiKeyRevoked: 'api-key-revoked',
+  policiesChanged: 'policies-changed',
+  webhooksChanged: 'webhooks-changed',
+} as const;
 
 /** The bus for `topic`: across processes on Redis (channel `<prefix><topic>`) when there is one, else in-process. */
-export function invalidationBus(redis: Redis | null, prefix: string, topic: (typeof TOPICS)[keyof typeof TOPICS], logger?: Logger): InvalidationBus {
+export function invalidationBus(
+  redis: Redis | null,
+  prefix: string,
+  topic: (typeof TOPICS)[keyof typeof TOPICS],
+  logger?: Logger,
+): InvalidationBus {
   return redis ? new RedisInvalidationBus(redis, `${prefix}${topic}`, logger) : new LocalInvalidationBus();
 }

@@ -30,7 +30,12 @@ async function uniqueSlug(q: Queryable, displayName: string): Promise<string> {
 
 export async function createOrganization(q: Queryable, clock: Clock, displayName: string): Promise<OrgRow> {
   const now = clock.now();
-  return insertOrg(q, { id: newId('org', now.getTime()), slug: await uniqueSlug(q, displayName), display_name: displayName, created_at: now });
+  return insertOrg(q, {
+    id: newId('org', now.getTime()),
+    slug: await uniqueSlug(q, displayName),
+    display_name: displayName,
+    created_at: now,
+  });
 }
 
 /**
@@ -39,9 +44,12 @@ export async function createOrganization(q: Queryable, clock: Clock, displayName
  */
 export async function resolveOrganization(q: Queryable, ref: string): Promise<OrgRow> {
   const found = await findOrgByRef(q, ref);
-  if (found.length === 0) throw new OperatorError(`no organization matches ${JSON.stringify(ref)} (by id, slug or display name)`);
+  if (found.length === 0)
+    throw new OperatorError(`no organization matches ${JSON.stringify(ref)} (by id, slug or display name)`);
   if (found.length > 1) {
-    throw new OperatorError(`${found.length} organizations match ${JSON.stringify(ref)}; use an id: ${found.map((o) => o.id).join(', ')}`);
+    throw new OperatorError(
+      `${found.length} organizations match ${JSON.stringify(ref)}; use an id: ${found.map((o) => o.id).join(', ')}`,
+    );
   }
   return found[0]!;
 }
@@ -57,13 +65,19 @@ export interface BootstrapResult {
  * Refuses when that organization already has active keys, unless `force`.
  * @throws OperatorError on refusal or an ambiguous name.
  */
-export async function bootstrapOrganization(deps: ApiKeyDeps, displayName: string, force: boolean): Promise<BootstrapResult> {
+export async function bootstrapOrganization(
+  deps: ApiKeyDeps,
+  displayName: string,
+  force: boolean,
+): Promise<BootstrapResult> {
   return withTransaction(deps.db, async (tx) => {
     // Serialise bootstraps so two concurrent runs cannot both create "Acme".
     await tx.query('SELECT pg_advisory_xact_lock(727301002)');
     const existing = await findOrgByRef(tx, displayName);
     if (existing.length > 1) {
-      throw new OperatorError(`${existing.length} organizations are named ${JSON.stringify(displayName)}; use the keys commands with an org id`);
+      throw new OperatorError(
+        `${existing.length} organizations are named ${JSON.stringify(displayName)}; use the keys commands with an org id`,
+      );
     }
     let org = existing[0];
     const createdOrg = !org;

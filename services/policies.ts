@@ -52,9 +52,15 @@ export interface PolicyInput {
 /** The stored document of a validated body: rule ids assigned, detector thresholds completed. */
 function documentOf(b: PolicyInput, catalog: DetectorCatalog, newRuleId: () => string): PolicyDocument {
   const detector_config: Record<string, DetectorConfig> = {};
-  for (const [name, c] of Object.entries(b.detector_config)) detector_config[name] = completeDetectorConfig(catalog.thresholdsOf(name), c);
+  for (const [name, c] of Object.entries(b.detector_config))
+    detector_config[name] = completeDetectorConfig(catalog.thresholdsOf(name), c);
   return {
-    rules: b.rules.map((r) => ({ id: r.id ?? newRuleId(), name: r.name, when: r.when as { all_of: Condition[] }, then: { action: r.then.action, notify: r.then.notify } })),
+    rules: b.rules.map((r) => ({
+      id: r.id ?? newRuleId(),
+      name: r.name,
+      when: r.when as { all_of: Condition[] },
+      then: { action: r.then.action, notify: r.then.notify },
+    })),
     default_action: b.default_action,
     detector_config,
     allowed_mcp_servers: b.allowed_mcp_servers,
@@ -77,7 +83,12 @@ export interface PolicyDeps {
  * Creates a policy. `is_default: true` makes it the organization's default (the previous default,
  * if any, stops being one, recorded in the audit log).
  */
-export async function createPolicy(deps: PolicyDeps, orgId: string, body: PolicyInput, actor: Actor): Promise<PolicyRow> {
+export async function createPolicy(
+  deps: PolicyDeps,
+  orgId: string,
+  body: PolicyInput,
+  actor: Actor,
+): Promise<PolicyRow> {
   const now = deps.clock.now();
   const row: PolicyRow = {
     org_id: orgId,
@@ -107,7 +118,13 @@ export async function createPolicy(deps: PolicyDeps, orgId: string, body: Policy
  * value, so a replace built from scratch never silently drops the organization's default.
  * @throws ProblemError 404 `policies.not_found`.
  */
-export async function replacePolicy(deps: PolicyDeps, orgId: string, id: string, body: PolicyInput, actor: Actor): Promise<PolicyRow> {
+export async function replacePolicy(
+  deps: PolicyDeps,
+  orgId: string,
+  id: string,
+  body: PolicyInput,
+  actor: Actor,
+): Promise<PolicyRow> {
   const now = deps.clock.now();
   const replaced = await withTransaction(deps.db, async (tx) => {
     const old = await store.getPolicy(tx, orgId, id, true);
@@ -125,7 +142,14 @@ export async function replacePolicy(deps: PolicyDeps, orgId: string, id: string,
     };
     if (next.is_default && !old.is_default) await takeDefault(tx, orgId, id, actor, now);
     const row = (await store.replacePolicy(tx, next))!;
-    await audit(tx, orgId, actor, now, id, `replaced policy ${JSON.stringify(old.name)} (revision ${old.revision_id} → ${row.revision_id}): ${changes(old, row, oldRules)}`);
+    await audit(
+      tx,
+      orgId,
+      actor,
+      now,
+      id,
+      `replaced policy ${JSON.stringify(old.name)} (revision ${old.revision_id} → ${row.revision_id}): ${changes(old, row, oldRules)}`,
+    );
     return row;
   });
   await deps.changes.publish(orgId);
@@ -138,7 +162,14 @@ export async function deletePolicy(deps: PolicyDeps, orgId: string, id: string, 
   await withTransaction(deps.db, async (tx) => {
     const gone = await store.deletePolicy(tx, orgId, id);
     if (!gone) throw Errors.policyNotFound(id);
-    await audit(tx, orgId, actor, now, id, `deleted policy ${JSON.stringify(gone.name)}${gone.is_default ? ' (it was the default: scans now get the built-in thresholds)' : ''}`);
+    await audit(
+      tx,
+      orgId,
+      actor,
+      now,
+      id,
+      `deleted policy ${JSON.stringify(gone.name)}${gone.is_default ? ' (it was the default: scans now get the built-in thresholds)' : ''}`,
+    );
   });
   await deps.changes.publish(orgId);
 }
@@ -150,29 +181,51 @@ export async function getPolicy(db: Queryable, orgId: string, id: string): Promi
   return row;
 }
 
-export async function listPolicies(db: Queryable, orgId: string, beforeId: string | undefined, limit: number): Promise<{ rows: PolicyRow[]; more: boolean }> {
+export async function listPolicies(
+  db: Queryable,
+  orgId: string,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<{ rows: PolicyRow[]; more: boolean }> {
   const rows = await store.listPolicies(db, orgId, { beforeId, limit: limit + 1 });
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 
 async function takeDefault(tx: Queryable, orgId: string, id: string, actor: Actor, now: Date): Promise<void> {
-  for (const was of await store.clearDefault(tx, orgId, id)) await audit(tx, orgId, actor, now, was, `policy ${was} is no longer the default: ${id} is`);
+  for (const was of await store.clearDefault(tx, orgId, id))
+    await audit(tx, orgId, actor, now, was, `policy ${was} is no longer the default: ${id} is`);
 }
 
 function audit(q: Queryable, orgId: string, actor: Actor, now: Date, id: string, summary: string): Promise<void> {
-  return insertManagementAudit(q, orgId, { created: now, actorId: actor.id, requestId: actor.requestId, resourceType: 'policy', resourceId: id, changeSummary: summary });
+  return insertManagementAudit(q, orgId, {
+    created: now,
+    actorId: actor.id,
+    requestId: actor.requestId,
+    resourceType: 'policy',
+    resourceId: id,
+    changeSummary: summary,
+  });
 }
 
 function describe(p: PolicyRow): string {
   const d = p.document;
-  const lists = d.allowed_mcp_servers.length + d.blocked_mcp_servers.length + d.allowed_mcp_tools.length + d.blocked_mcp_tools.length;
+  const lists =
+    d.allowed_mcp_servers.length +
+    d.blocked_mcp_servers.length +
+    d.allowed_mcp_tools.length +
+    d.blocked_mcp_tools.length;
   return `${JSON.stringify(p.name)} (${p.mode}, ${p.enabled ? 'enabled' : 'disabled'}${p.is_default ? ', default' : ''}, ${d.rules.length} rules, default_action ${d.default_action}, detector_config [${Object.keys(d.detector_config).join(', ')}], ${lists} MCP list entries)`;
 }
 
 /** What a replace changed, field by field, in words. */
-function changes(old: PolicyRow, next: PolicyRow, oldRules: Map<string, PolicyRow['document']['rules'][number]>): string {
+function changes(
+  old: PolicyRow,
+  next: PolicyRow,
+  oldRules: Map<string, PolicyRow['document']['rules'][number]>,
+): string {
   const out: string[] = [];
-  const scalar = (name: string, a: unknown, b: unknown) => a !== b && out.push(`${name} ${JSON.stringify(a)} → ${JSON.stringify(b)}`);
+  const scalar = (name: string, a: unknown, b: unknown) =>
+    a !== b && out.push(`${name} ${JSON.stringify(a)} → ${JSON.stringify(b)}`);
   scalar('name', old.name, next.name);
   scalar('mode', old.mode, next.mode);
   scalar('enabled', old.enabled, next.enabled);
@@ -181,13 +234,23 @@ function changes(old: PolicyRow, next: PolicyRow, oldRules: Map<string, PolicyRo
   const newIds = new Set(next.document.rules.map((r) => r.id));
   const added = next.document.rules.filter((r) => !oldRules.has(r.id)).map((r) => r.id);
   const removed = [...oldRules.keys()].filter((id) => !newIds.has(id));
-  const edited = next.document.rules.filter((r) => oldRules.has(r.id) && JSON.stringify(oldRules.get(r.id)) !== JSON.stringify(r)).map((r) => r.id);
-  const order = JSON.stringify(old.document.rules.map((r) => r.id).filter((id) => newIds.has(id))) !== JSON.stringify(next.document.rules.map((r) => r.id).filter((id) => oldRules.has(id)));
+  const edited = next.document.rules
+    .filter((r) => oldRules.has(r.id) && JSON.stringify(oldRules.get(r.id)) !== JSON.stringify(r))
+    .map((r) => r.id);
+  const order =
+    JSON.stringify(old.document.rules.map((r) => r.id).filter((id) => newIds.has(id))) !==
+    JSON.stringify(next.document.rules.map((r) => r.id).filter((id) => oldRules.has(id)));
   if (added.length) out.push(`rules added [${added.join(', ')}]`);
   if (removed.length) out.push(`rules removed [${removed.join(', ')}]`);
   if (edited.length) out.push(`rules changed [${edited.join(', ')}]`);
   if (order) out.push('rules reordered');
-  for (const f of ['detector_config', 'allowed_mcp_servers', 'blocked_mcp_servers', 'allowed_mcp_tools', 'blocked_mcp_tools'] as const) {
+  for (const f of [
+    'detector_config',
+    'allowed_mcp_servers',
+    'blocked_mcp_servers',
+    'allowed_mcp_tools',
+    'blocked_mcp_tools',
+  ] as const) {
     if (JSON.stringify(old.document[f]) !== JSON.stringify(next.document[f])) out.push(`${f} changed`);
   }
   return out.length ? out.join('; ') : 'no field changed';
@@ -228,17 +291,25 @@ export class PolicyCache {
   /** `key` '' is the default policy. */
   private load(orgId: string, key: string): Promise<CompiledPolicy | null> {
     return this.cache.get(orgId, key, () =>
-      (key === '' ? store.getDefaultPolicy(this.db, orgId) : store.getPolicy(this.db, orgId, key)).then((row) => (row ? compilePolicy(row) : null)),
+      (key === '' ? store.getDefaultPolicy(this.db, orgId) : store.getPolicy(this.db, orgId, key)).then((row) =>
+        row ? compilePolicy(row) : null,
+      ),
     );
   }
 }
 
 /** A stored scan's facts: its scores, with each detector's finding items. */
-export function factsOfScan(row: Pick<ScanRow, 'surface' | 'agent_id' | 'session_id' | 'mcp_server' | 'mcp_tools' | 'content_chars' | 'scores' | 'findings'>): ScanFacts {
+export function factsOfScan(
+  row: Pick<
+    ScanRow,
+    'surface' | 'agent_id' | 'session_id' | 'mcp_server' | 'mcp_tools' | 'content_chars' | 'scores' | 'findings'
+  >,
+): ScanFacts {
   const items = new Map<string, ScoredResult['items']>();
   for (const f of row.findings as { detector: string; items: ScoredResult['items'] }[]) items.set(f.detector, f.items);
   const results: ScoredResult[] = [];
-  for (const [detector, score] of Object.entries(row.scores)) results.push({ detector, score, items: items.get(detector) ?? [] });
+  for (const [detector, score] of Object.entries(row.scores))
+    results.push({ detector, score, items: items.get(detector) ?? [] });
   return {
     surface: row.surface,
     agent_id: row.agent_id,
@@ -253,8 +324,10 @@ export function factsOfScan(row: Pick<ScanRow, 'surface' | 'agent_id' | 'session
 export interface SimulateInput {
   scan_id?: string | undefined;
   surface?: string | undefined;
-  findings?: { detector: string; score?: number | undefined; items: { label: string; confidence: number }[] }[] | undefined;
-  context?: { agent_id?: string | undefined; session_id?: string | undefined; mcp_server?: string | undefined } | undefined;
+  findings?:
+    { detector: string; score?: number | undefined; items: { label: string; confidence: number }[] }[] | undefined;
+  context?:
+    { agent_id?: string | undefined; session_id?: string | undefined; mcp_server?: string | undefined } | undefined;
   content_length?: number | undefined;
 }
 
@@ -271,7 +344,13 @@ export interface Simulation {
  * organization's scans get now (its default policy, or the built-in thresholds).
  * @throws ProblemError 404 `policies.not_found`, `scans.not_found`.
  */
-export async function simulatePolicy(deps: PolicyDeps, orgId: string, policyId: string, input: SimulateInput, builtin: (d: string) => Thresholds): Promise<Simulation> {
+export async function simulatePolicy(
+  deps: PolicyDeps,
+  orgId: string,
+  policyId: string,
+  input: SimulateInput,
+  builtin: (d: string) => Thresholds,
+): Promise<Simulation> {
   const policy = compilePolicy(await getPolicy(deps.db, orgId, policyId));
   let facts: ScanFacts;
   let previous: { action: Action; revision: string | null } | null = null;
@@ -280,9 +359,23 @@ export async function simulatePolicy(deps: PolicyDeps, orgId: string, policyId: 
     if (!scan) throw Errors.scanNotFound(input.scan_id);
     facts = factsOfScan(scan);
     previous = { action: scan.action as Action, revision: (scan.decision.policy_revision_id as string | null) ?? null };
-  } else facts = { surface: input.surface!, agent_id: null, session_id: null, mcp_server: null, mcp_tools: null, content_length: 0, results: [] };
+  } else
+    facts = {
+      surface: input.surface!,
+      agent_id: null,
+      session_id: null,
+      mcp_server: null,
+      mcp_tools: null,
+      content_length: 0,
+      results: [],
+    };
   if (input.surface !== undefined) facts.surface = input.surface;
-  if (input.findings !== undefined) facts.results = input.findings.map((f) => ({ detector: f.detector, items: f.items, score: f.score ?? Math.max(0, ...f.items.map((i) => i.confidence)) }));
+  if (input.findings !== undefined)
+    facts.results = input.findings.map((f) => ({
+      detector: f.detector,
+      items: f.items,
+      score: f.score ?? Math.max(0, ...f.items.map((i) => i.confidence)),
+    }));
   if (input.context !== undefined) {
     facts.agent_id = input.context.agent_id ?? null;
     facts.session_id = input.context.session_id ?? null;
@@ -294,14 +387,18 @@ export async function simulatePolicy(deps: PolicyDeps, orgId: string, policyId: 
     previous = { action: evaluatePolicy(current, facts, builtin).action, revision: current?.revision_id ?? null };
   }
   const decision = evaluatePolicy(policy, facts, builtin);
-  const rule = decision.matched_rule_id === null ? undefined : policy.rules.find((r) => r.id === decision.matched_rule_id);
+  const rule =
+    decision.matched_rule_id === null ? undefined : policy.rules.find((r) => r.id === decision.matched_rule_id);
   return {
     decision: shownDecision(decision),
     matched_rule: rule ? { rule_id: rule.id, rule_name: rule.name } : null,
-    diff_from_current: { previous_action: previous.action, previous_revision_id: previous.revision, new_action: decision.action },
+    diff_from_current: {
+      previous_action: previous.action,
+      previous_revision_id: previous.revision,
+      new_action: decision.action,
+    },
   };
 }
-
 
 export interface BacktestInput {
   since: Date;
@@ -338,13 +435,22 @@ function usesLabels(c: Condition): boolean {
  * counts scans per (action they got → action under this policy), with up to `samples` scan ids each.
  * @throws ProblemError 404 `policies.not_found`.
  */
-export async function backtestPolicy(deps: PolicyDeps, orgId: string, policyId: string, input: BacktestInput, builtin: (d: string) => Thresholds): Promise<Backtest> {
+export async function backtestPolicy(
+  deps: PolicyDeps,
+  orgId: string,
+  policyId: string,
+  input: BacktestInput,
+  builtin: (d: string) => Thresholds,
+): Promise<Backtest> {
   const started = performance.now();
   const policy = compilePolicy(await getPolicy(deps.db, orgId, policyId));
   // Finding items are only read by label conditions: without any, the scores decide (and are smaller).
   const needItems = policy.document.rules.some((r) => usesLabels(r.when));
   const columns = `id, surface, action, agent_id, session_id, mcp_server, mcp_tools, content_chars, scores${needItems ? ', findings' : ''}`;
-  const counts = new Map<string, { previous_action: Action; new_action: Action; count: number; sample_scan_ids: string[] }>();
+  const counts = new Map<
+    string,
+    { previous_action: Action; new_action: Action; count: number; sample_scan_ids: string[] }
+  >();
   let evaluated = 0;
   let changed = 0;
   // The first batch starts at the window's floor (inclusive), each next one after the last id seen.
@@ -374,12 +480,17 @@ export async function backtestPolicy(deps: PolicyDeps, orgId: string, policyId: 
     from = rows.at(-1)!.id;
     op = '>';
     if (evaluated >= input.max_scans) {
-      const { rows: more } = await deps.db.query('SELECT 1 FROM scans WHERE org_id = $1 AND id > $2 AND id < $3 LIMIT 1', [orgId, from, before]);
+      const { rows: more } = await deps.db.query(
+        'SELECT 1 FROM scans WHERE org_id = $1 AND id > $2 AND id < $3 LIMIT 1',
+        [orgId, from, before],
+      );
       if (more.length) truncated = rows.at(-1)!.id;
       break;
     }
   }
-  const transitions = [...counts.values()].sort((a, b) => ORDER[b.previous_action] - ORDER[a.previous_action] || ORDER[b.new_action] - ORDER[a.new_action]);
+  const transitions = [...counts.values()].sort(
+    (a, b) => ORDER[b.previous_action] - ORDER[a.previous_action] || ORDER[b.new_action] - ORDER[a.new_action],
+  );
   return {
     policy_id: policy.id,
     revision_id: policy.revision_id,

@@ -89,7 +89,11 @@ export class RedisRateLimiter implements RateLimiter {
     const window = Math.floor(nowMs / (windowSeconds * 1000));
     const key = `${this.prefix}rl:${bucket}:${windowSeconds}:${window}`;
     try {
-      const res = await this.redis.multi().incr(key).pexpire(key, windowSeconds * 1000 + 1000).exec();
+      const res = await this.redis
+        .multi()
+        .incr(key)
+        .pexpire(key, windowSeconds * 1000 + 1000)
+        .exec();
       const [err, count] = res?.[0] ?? [new Error('no reply to INCR'), null];
       if (err) throw err;
       return decide(Number(count), limit, windowSeconds, nowMs);
@@ -103,7 +107,10 @@ export class RedisRateLimiter implements RateLimiter {
   private degrade(err: Error | null): void {
     if (!this.degraded) {
       this.degraded = true;
-      this.logger.warn({ err: err?.message ?? `redis ${this.redis.status}` }, 'rate limiter: redis unavailable, counting per process until it is back');
+      this.logger.warn(
+        { err: err?.message ?? `redis ${this.redis.status}` },
+        'rate limiter: redis unavailable, counting per process until it is back',
+      );
     }
     const now = Date.now();
     if (this.probing || this.redis.status !== 'ready' || now - this.lastProbeAt < PROBE_EVERY_MS) return;

@@ -51,7 +51,11 @@ export function hashEndUserId(id: string): string {
  * answer with a plain problem+json. Resolves the policy that decides the scan (null: built-in thresholds).
  * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`.
  */
-export async function checkScanRequest(deps: Pick<ScanDeps, 'engine' | 'policies'>, orgId: string, body: CreateScanBody): Promise<CompiledPolicy | null> {
+export async function checkScanRequest(
+  deps: Pick<ScanDeps, 'engine' | 'policies'>,
+  orgId: string,
+  body: CreateScanBody,
+): Promise<CompiledPolicy | null> {
   const { options } = body;
   if (options.detectors) {
     const unknown = options.detectors.filter((d) => !deps.engine.registry.get(d));
@@ -65,18 +69,25 @@ export async function checkScanRequest(deps: Pick<ScanDeps, 'engine' | 'policies
  * only storable text: the route chain made its content so and refused anything else (api/storable-text.ts).
  * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`, 503 `service.overloaded`, 504 `scans.deadline_exceeded`.
  */
-export async function createScan(deps: ScanDeps, orgId: string, body: CreateScanBody, meta: ScanMeta): Promise<ScanRow> {
+export async function createScan(
+  deps: ScanDeps,
+  orgId: string,
+  body: CreateScanBody,
+  meta: ScanMeta,
+): Promise<ScanRow> {
   const { engine, clock } = deps;
   const policy = meta.policy !== undefined ? meta.policy : await checkScanRequest(deps, orgId, body);
   const { options, context, content } = body;
-  const mcpTools = content.type === 'toolset' ? content.tools.map((t) => ({ server: t.server, tool_name: t.name })) : null;
+  const mcpTools =
+    content.type === 'toolset' ? content.tools.map((t) => ({ server: t.server, tool_name: t.name })) : null;
 
   const started = performance.now();
   const now = clock.now();
   // Loaded while the engine runs (a cache hit is a map lookup).
   const subscriptions = deps.webhooks.of(orgId);
   subscriptions.catch(() => undefined);
-  const text = content.type === 'text' ? content.text : content.type === 'toolset' ? renderToolset(content.tools) : null;
+  const text =
+    content.type === 'text' ? content.text : content.type === 'toolset' ? renderToolset(content.tools) : null;
   let outcome;
   try {
     outcome = await engine.scan(
@@ -86,7 +97,12 @@ export async function createScan(deps: ScanDeps, orgId: string, body: CreateScan
         tier: options.tier,
         detectors: options.detectors,
         policy,
-        context: { agent_id: context.agent_id, session_id: context.session_id, mcp_server: context.mcp_server, mcp_tools: mcpTools },
+        context: {
+          agent_id: context.agent_id,
+          session_id: context.session_id,
+          mcp_server: context.mcp_server,
+          mcp_tools: mcpTools,
+        },
       },
       { deadlineAt: Date.now() + deps.deadlineMs, onResult: meta.onResult },
     );
@@ -98,7 +114,11 @@ export async function createScan(deps: ScanDeps, orgId: string, body: CreateScan
 
   const findings = outcome.runs
     .filter((r) => r.result.items.length > 0)
-    .map((r) => ({ detector: r.result.detector, items: r.result.items, frameworks: engine.registry.get(r.result.detector)!.frameworks }));
+    .map((r) => ({
+      detector: r.result.detector,
+      items: r.result.items,
+      frameworks: engine.registry.get(r.result.detector)!.frameworks,
+    }));
   // `notify` stays with the outcome (webhooks read it); the stored decision is what the API returns.
   const decision = shownDecision(outcome.decision);
   const scores: Record<string, number> = {};
@@ -143,7 +163,12 @@ export async function getScan(db: Db, orgId: string, id: string): Promise<ScanRo
   return row;
 }
 
-export async function listScans(db: Db, orgId: string, q: ListScansQuery, beforeId: string | undefined): Promise<{ rows: ScanRow[]; more: boolean }> {
+export async function listScans(
+  db: Db,
+  orgId: string,
+  q: ListScansQuery,
+  beforeId: string | undefined,
+): Promise<{ rows: ScanRow[]; more: boolean }> {
   const rows = await listScanRows(
     db,
     orgId,

@@ -20,19 +20,43 @@ export interface KeyLookupRow extends ApiKeyRow {
   org_display_name: string;
 }
 
-const COLUMNS = 'id, org_id, name, environment, last_four, scopes, created_at, expires_at, revoked_at, last_used_at, rotated_from, created_by';
+const COLUMNS =
+  'id, org_id, name, environment, last_four, scopes, created_at, expires_at, revoked_at, last_used_at, rotated_from, created_by';
 
-export async function insertApiKey(q: Queryable, orgId: string, key: Omit<ApiKeyRow, 'org_id'>, secretHash: Buffer): Promise<ApiKeyRow> {
+export async function insertApiKey(
+  q: Queryable,
+  orgId: string,
+  key: Omit<ApiKeyRow, 'org_id'>,
+  secretHash: Buffer,
+): Promise<ApiKeyRow> {
   const { rows } = await q.query<ApiKeyRow>(
     `INSERT INTO api_keys (id, org_id, name, environment, last_four, secret_hash, scopes, created_at, expires_at, revoked_at, last_used_at, rotated_from, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
-    [key.id, orgId, key.name, key.environment, key.last_four, secretHash, key.scopes, key.created_at, key.expires_at, key.revoked_at, key.last_used_at, key.rotated_from, key.created_by],
+    [
+      key.id,
+      orgId,
+      key.name,
+      key.environment,
+      key.last_four,
+      secretHash,
+      key.scopes,
+      key.created_at,
+      key.expires_at,
+      key.revoked_at,
+      key.last_used_at,
+      key.rotated_from,
+      key.created_by,
+    ],
   );
   return rows[0]!;
 }
 
 /** One page of the organization's keys, newest first (ids are time-ordered ULIDs). */
-export async function listApiKeys(q: Queryable, orgId: string, opts: { beforeId?: string; limit: number }): Promise<ApiKeyRow[]> {
+export async function listApiKeys(
+  q: Queryable,
+  orgId: string,
+  opts: { beforeId?: string; limit: number },
+): Promise<ApiKeyRow[]> {
   const { rows } = await q.query<ApiKeyRow>(
     `SELECT ${COLUMNS} FROM api_keys WHERE org_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
     [orgId, opts.beforeId ?? null, opts.limit],
@@ -71,7 +95,9 @@ export async function countActiveKeys(q: Queryable, orgId: string, now: Date): P
  */
 export async function findKeyBySecretHash(q: Queryable, secretHash: Buffer): Promise<KeyLookupRow | null> {
   const { rows } = await q.query<KeyLookupRow>(
-    `SELECT ${COLUMNS.split(', ').map((c) => `k.${c}`).join(', ')}, o.display_name AS org_display_name
+    `SELECT ${COLUMNS.split(', ')
+      .map((c) => `k.${c}`)
+      .join(', ')}, o.display_name AS org_display_name
        FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.secret_hash = $1`,
     [secretHash],
   );
@@ -80,5 +106,8 @@ export async function findKeyBySecretHash(q: Queryable, secretHash: Buffer): Pro
 
 /** Records use; callers throttle it so a busy key writes at most once a minute. */
 export async function touchLastUsed(q: Queryable, orgId: string, id: string, at: Date): Promise<void> {
-  await q.query('UPDATE api_keys SET last_used_at = $3 WHERE org_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [orgId, id, at]);
+  await q.query(
+    'UPDATE api_keys SET last_used_at = $3 WHERE org_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < $3)',
+    [orgId, id, at],
+  );
 }

@@ -76,7 +76,16 @@ export async function insertManagementAudit(q: Queryable, orgId: string, e: Mana
   await q.query(
     `INSERT INTO audit_events (id, org_id, kind, created, actor_id, request_id, resource_type, resource_id, change_summary)
      VALUES ($1, $2, 'management', $3, $4, $5, $6, $7, $8)`,
-    [e.id ?? newTimedId('audit', e.created.getTime()), orgId, e.created, e.actorId, e.requestId, e.resourceType, e.resourceId, e.changeSummary],
+    [
+      e.id ?? newTimedId('audit', e.created.getTime()),
+      orgId,
+      e.created,
+      e.actorId,
+      e.requestId,
+      e.resourceType,
+      e.resourceId,
+      e.changeSummary,
+    ],
   );
 }
 
@@ -98,7 +107,13 @@ export interface AuditFilters {
  * (inclusive) and `until` (exclusive) are id bounds and each filter is a range scan on an
  * (org_id, <filter>, id) index (migration 0003).
  */
-export async function listAuditEvents(q: Queryable, orgId: string, f: AuditFilters, beforeId: string | undefined, limit: number): Promise<AuditEventRow[]> {
+export async function listAuditEvents(
+  q: Queryable,
+  orgId: string,
+  f: AuditFilters,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<AuditEventRow[]> {
   const where = new Where(orgId)
     .add('kind = ?', f.kind)
     .add('actor_id = ?', f.actor_id)
@@ -110,6 +125,9 @@ export async function listAuditEvents(q: Queryable, orgId: string, f: AuditFilte
     .add('resource_id = ?', f.resource_id)
     .idWindow('audit', f.since, f.until, beforeId);
   const limitParam = where.param(limit);
-  const { rows } = await q.query<AuditEventRow>(`SELECT ${COLUMNS} FROM audit_events WHERE ${where} ORDER BY id DESC LIMIT ${limitParam}`, where.args);
+  const { rows } = await q.query<AuditEventRow>(
+    `SELECT ${COLUMNS} FROM audit_events WHERE ${where} ORDER BY id DESC LIMIT ${limitParam}`,
+    where.args,
+  );
   return rows;
 }

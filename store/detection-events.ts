@@ -40,7 +40,11 @@ function tags(lists: unknown[]): string[] {
  * have done, with `enforced: false`); detector, score and framework tags come from the decision's
  * triggering finding (null and empty when none).
  */
-export function detectionEventFor(row: ScanRow, mode: DetectionEventMode, id: string = newTimedId('audit', new Date(row.created_at).getTime())): DetectionEvent | null {
+export function detectionEventFor(
+  row: ScanRow,
+  mode: DetectionEventMode,
+  id: string = newTimedId('audit', new Date(row.created_at).getTime()),
+): DetectionEvent | null {
   const action = row.observed_action ?? row.action;
   if (mode === 'none' || (mode === 'non_allowed' && action === 'allowed')) return null;
   const detector = triggeringDetector(row.decision.triggering_finding, row.scores);

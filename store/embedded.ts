@@ -82,7 +82,9 @@ export class EmbeddedPostgres {
       // Another process (the CLI, a sibling server) may have won the race to start it.
       const now = await this.runningPort(state.clusterDir);
       if (now !== null) return this.handle(state, now, false, runAs);
-      throw new Error(`embedded PostgreSQL failed to start (see ${path.join(state.clusterDir, 'embedded.log')}): ${errorText(err)}`);
+      throw new Error(
+        `embedded PostgreSQL failed to start (see ${path.join(state.clusterDir, 'embedded.log')}): ${errorText(err)}`,
+      );
     }
     this.log(`embedded PostgreSQL started on 127.0.0.1:${port} (${state.clusterDir})`);
     return this.handle({ ...state, port }, port, true, runAs);
@@ -90,8 +92,16 @@ export class EmbeddedPostgres {
 
   private start(clusterDir: string, port: number, runAs: RunAs | null): Promise<void> {
     return this.pgCtl(runAs, [
-      'start', '-D', clusterDir, '-w', '-t', '60', '-l', path.join(clusterDir, 'embedded.log'),
-      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+      'start',
+      '-D',
+      clusterDir,
+      '-w',
+      '-t',
+      '60',
+      '-l',
+      path.join(clusterDir, 'embedded.log'),
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
     ]);
   }
 
@@ -170,10 +180,19 @@ export class EmbeddedPostgres {
       await chown(pwfile, runAs.uid, runAs.gid);
     }
     try {
-      await run(bins.initdb, [
-        `--pgdata=${state.clusterDir}`, '--auth=scram-sha-256', `--username=${state.user}`, `--pwfile=${pwfile}`,
-        '--encoding=UTF8', '--locale=C', '--no-instructions',
-      ], { ...(runAs ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+      await run(
+        bins.initdb,
+        [
+          `--pgdata=${state.clusterDir}`,
+          '--auth=scram-sha-256',
+          `--username=${state.user}`,
+          `--pwfile=${pwfile}`,
+          '--encoding=UTF8',
+          '--locale=C',
+          '--no-instructions',
+        ],
+        { ...(runAs ?? {}), env: { ...process.env, LC_ALL: 'C' } },
+      );
     } catch (err) {
       throw new Error(`embedded PostgreSQL initdb failed: ${errorText(err)}`);
     } finally {
@@ -216,7 +235,10 @@ export class EmbeddedPostgres {
   private async clusterDir(runAs: RunAs | null): Promise<string> {
     const preferred = path.join(this.dataDir, 'pg');
     if (!runAs || (await traversableBy(this.dataDir, runAs))) return preferred;
-    const fallback = path.join('/var/lib/content-firewall', createHash('sha256').update(this.dataDir).digest('hex').slice(0, 16));
+    const fallback = path.join(
+      '/var/lib/content-firewall',
+      createHash('sha256').update(this.dataDir).digest('hex').slice(0, 16),
+    );
     await mkdir(path.dirname(fallback), { recursive: true, mode: 0o755 });
     this.log(`the postgres system user cannot reach ${this.dataDir}; keeping the embedded cluster in ${fallback}`);
     return fallback;
@@ -237,9 +259,18 @@ export class EmbeddedPostgres {
     const found = await lookup();
     if (found) return found;
     try {
-      await run('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+      await run('useradd', [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--shell',
+        '/usr/sbin/nologin',
+        'postgres',
+      ]);
     } catch (err) {
-      throw new Error(`running as root, and the postgres system user is missing and could not be created: ${errorText(err)}`);
+      throw new Error(
+        `running as root, and the postgres system user is missing and could not be created: ${errorText(err)}`,
+      );
     }
     const created = await lookup();
     if (!created) throw new Error('running as root, and the postgres system user could not be found after creating it');
@@ -264,7 +295,9 @@ async function binaries(): Promise<Binaries> {
   try {
     return (await import(pkg)) as Binaries;
   } catch {
-    throw new Error(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (package ${pkg}); set DATABASE_URL instead`);
+    throw new Error(
+      `no embedded PostgreSQL binaries for ${process.platform}-${process.arch} (package ${pkg}); set DATABASE_URL instead`,
+    );
   }
 }
 
@@ -306,7 +339,10 @@ async function freePort(): Promise<number> {
 /** The first port of the kernel's ephemeral range (Linux), or null where it cannot be read. */
 async function ephemeralLow(): Promise<number | null> {
   try {
-    const low = Number.parseInt((await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0] ?? '', 10);
+    const low = Number.parseInt(
+      (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0] ?? '',
+      10,
+    );
     return Number.isInteger(low) ? low : null;
   } catch {
     return null;

@@ -54,7 +54,10 @@ export async function claimIdempotencyKey(
     response_status: number | null;
     response_headers: Record<string, string> | null;
     response_body: Buffer | null;
-  }>('SELECT principal_id, request_hash, state, response_status, response_headers, response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2', [orgId, key]);
+  }>(
+    'SELECT principal_id, request_hash, state, response_status, response_headers, response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2',
+    [orgId, key],
+  );
   const row = rows[0];
   // Deleted between the two statements (a failed request released it): the caller may simply retry.
   if (!row) return { kind: 'in_progress' };
@@ -63,12 +66,22 @@ export async function claimIdempotencyKey(
   if (row.state !== 'completed') return { kind: 'in_progress' };
   return {
     kind: 'replay',
-    response: { status: row.response_status!, headers: row.response_headers ?? {}, body: row.response_body ?? Buffer.alloc(0) },
+    response: {
+      status: row.response_status!,
+      headers: row.response_headers ?? {},
+      body: row.response_body ?? Buffer.alloc(0),
+    },
   };
 }
 
 /** Records the response of a request `principalId` claimed, so its later reuses replay it. */
-export async function completeIdempotencyKey(q: Queryable, orgId: string, key: string, principalId: string, response: StoredResponse): Promise<void> {
+export async function completeIdempotencyKey(
+  q: Queryable,
+  orgId: string,
+  key: string,
+  principalId: string,
+  response: StoredResponse,
+): Promise<void> {
   await q.query(
     `UPDATE idempotency_keys SET state = 'completed', response_status = $4, response_headers = $5, response_body = $6
      WHERE org_id = $1 AND key = $2 AND principal_id = $3`,
@@ -77,8 +90,16 @@ export async function completeIdempotencyKey(q: Queryable, orgId: string, key: s
 }
 
 /** Drops `principalId`'s in-progress claim (the request failed with a server error), so a retry runs afresh. */
-export async function releaseIdempotencyKey(q: Queryable, orgId: string, key: string, principalId: string): Promise<void> {
-  await q.query(`DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND principal_id = $3 AND state = 'in_progress'`, [orgId, key, principalId]);
+export async function releaseIdempotencyKey(
+  q: Queryable,
+  orgId: string,
+  key: string,
+  principalId: string,
+): Promise<void> {
+  await q.query(
+    `DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND principal_id = $3 AND state = 'in_progress'`,
+    [orgId, key, principalId],
+  );
 }
 
 /** Deletes expired records in batches; returns how many went. (Scheduled by the jobs issue.) */

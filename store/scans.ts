@@ -42,13 +42,22 @@ const COLUMNS =
  * json_populate_recordset, the scans in a data-modifying CTE, so a batch costs one round trip
  * whatever its size and commits or fails whole: a committed scan's events are never lost.
  */
-export async function insertScans(q: Queryable, rows: readonly ScanRow[], events: readonly DetectionEvent[] = [], deliveries: readonly NewDelivery[] = []): Promise<void> {
+export async function insertScans(
+  q: Queryable,
+  rows: readonly ScanRow[],
+  events: readonly DetectionEvent[] = [],
+  deliveries: readonly NewDelivery[] = [],
+): Promise<void> {
   if (rows.length === 0) return;
-  const statements = [`INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`];
+  const statements = [
+    `INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`,
+  ];
   const args: string[] = [JSON.stringify(rows)];
   if (events.length) {
     args.push(JSON.stringify(events));
-    statements.push(`INSERT INTO audit_events (${DETECTION_EVENT_COLUMNS}) SELECT ${DETECTION_EVENT_COLUMNS} FROM json_populate_recordset(NULL::audit_events, $${args.length}::json)`);
+    statements.push(
+      `INSERT INTO audit_events (${DETECTION_EVENT_COLUMNS}) SELECT ${DETECTION_EVENT_COLUMNS} FROM json_populate_recordset(NULL::audit_events, $${args.length}::json)`,
+    );
   }
   if (deliveries.length) {
     args.push(JSON.stringify(deliveries));
@@ -78,7 +87,13 @@ export interface ScanFilters {
  * One page of the organization's scans, newest first. `since` is inclusive and `until` exclusive;
  * both become id bounds, so every filter is a range scan on an (org_id, <filter>, id) index.
  */
-export async function listScans(q: Queryable, orgId: string, f: ScanFilters, beforeId: string | undefined, limit: number): Promise<ScanRow[]> {
+export async function listScans(
+  q: Queryable,
+  orgId: string,
+  f: ScanFilters,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<ScanRow[]> {
   const where = new Where(orgId)
     .add('agent_id = ?', f.agent_id)
     .add('session_id = ?', f.session_id)
@@ -87,7 +102,10 @@ export async function listScans(q: Queryable, orgId: string, f: ScanFilters, bef
     .add('surface = ?', f.surface)
     .idWindow('scan', f.since, f.until, beforeId);
   const limitParam = where.param(limit);
-  const { rows } = await q.query<ScanRow>(`SELECT ${COLUMNS} FROM scans WHERE ${where} ORDER BY id DESC LIMIT ${limitParam}`, where.args);
+  const { rows } = await q.query<ScanRow>(
+    `SELECT ${COLUMNS} FROM scans WHERE ${where} ORDER BY id DESC LIMIT ${limitParam}`,
+    where.args,
+  );
   return rows;
 }
 

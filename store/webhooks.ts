@@ -1,7 +1,13 @@
 import type { Queryable } from './db.ts';
 import { Where } from './where.ts';
 
-export const WEBHOOK_EVENT_TYPES = ['scan.blocked', 'scan.flagged', 'scan.warned', 'scan.allowed', 'webhook.failing'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'scan.blocked',
+  'scan.flagged',
+  'scan.warned',
+  'scan.allowed',
+  'webhook.failing',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_lettered'] as const;
@@ -30,18 +36,45 @@ const WEBHOOK_COLUMNS =
 export async function insertWebhook(q: Queryable, w: WebhookRow): Promise<WebhookRow> {
   const { rows } = await q.query<WebhookRow>(
     `INSERT INTO webhooks (${WEBHOOK_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${WEBHOOK_COLUMNS}`,
-    [w.org_id, w.id, w.url, w.description, w.events, w.include_content, w.active, w.secret_enc, w.previous_secret_enc, w.previous_secret_expires_at, w.consecutive_failures, w.last_failure_at, w.created_at],
+    [
+      w.org_id,
+      w.id,
+      w.url,
+      w.description,
+      w.events,
+      w.include_content,
+      w.active,
+      w.secret_enc,
+      w.previous_secret_enc,
+      w.previous_secret_expires_at,
+      w.consecutive_failures,
+      w.last_failure_at,
+      w.created_at,
+    ],
   );
   return rows[0]!;
 }
 
-export async function getWebhook(q: Queryable, orgId: string, id: string, forUpdate = false): Promise<WebhookRow | null> {
-  const { rows } = await q.query<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [orgId, id]);
+export async function getWebhook(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  forUpdate = false,
+): Promise<WebhookRow | null> {
+  const { rows } = await q.query<WebhookRow>(
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [orgId, id],
+  );
   return rows[0] ?? null;
 }
 
 /** One page of the organization's webhooks, newest first (ids are time-ordered). */
-export async function listWebhooks(q: Queryable, orgId: string, beforeId: string | undefined, limit: number): Promise<WebhookRow[]> {
+export async function listWebhooks(
+  q: Queryable,
+  orgId: string,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<WebhookRow[]> {
   const { rows } = await q.query<WebhookRow>(
     `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
     [orgId, beforeId ?? null, limit],
@@ -58,14 +91,18 @@ export async function deleteWebhook(q: Queryable, orgId: string, id: string): Pr
 }
 
 /** Installs a new current secret, keeping `previous` (or none) valid until `previousExpiresAt`. */
-export async function setSecrets(q: Queryable, orgId: string, id: string, current: Buffer, previous: Buffer | null, previousExpiresAt: Date | null): Promise<void> {
-  await q.query('UPDATE webhooks SET secret_enc = $3, previous_secret_enc = $4, previous_secret_expires_at = $5 WHERE org_id = $1 AND id = $2', [
-    orgId,
-    id,
-    current,
-    previous,
-    previousExpiresAt,
-  ]);
+export async function setSecrets(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  current: Buffer,
+  previous: Buffer | null,
+  previousExpiresAt: Date | null,
+): Promise<void> {
+  await q.query(
+    'UPDATE webhooks SET secret_enc = $3, previous_secret_enc = $4, previous_secret_expires_at = $5 WHERE org_id = $1 AND id = $2',
+    [orgId, id, current, previous, previousExpiresAt],
+  );
 }
 
 /** What the scan path needs to know to enqueue events: the organization's active webhooks and their events. */
@@ -75,7 +112,10 @@ export interface Subscription {
 }
 
 export async function listSubscriptions(q: Queryable, orgId: string): Promise<Subscription[]> {
-  const { rows } = await q.query<Subscription>('SELECT id, events FROM webhooks WHERE org_id = $1 AND active ORDER BY id', [orgId]);
+  const { rows } = await q.query<Subscription>(
+    'SELECT id, events FROM webhooks WHERE org_id = $1 AND active ORDER BY id',
+    [orgId],
+  );
   return rows;
 }
 
@@ -113,7 +153,20 @@ export const DELIVERY_COLUMNS =
   'org_id, id, webhook_id, event_id, event_type, event_created, scan_id, data, status, attempt, first_attempt_at, next_attempt_at, locked_until, response, error, created_at, delivered_at, redelivery_of';
 
 /** A new delivery as enqueued: pending, attempt 1, due at `next_attempt_at`. */
-export type NewDelivery = Pick<DeliveryRow, 'org_id' | 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'event_created' | 'scan_id' | 'data' | 'created_at' | 'next_attempt_at' | 'redelivery_of'>;
+export type NewDelivery = Pick<
+  DeliveryRow,
+  | 'org_id'
+  | 'id'
+  | 'webhook_id'
+  | 'event_id'
+  | 'event_type'
+  | 'event_created'
+  | 'scan_id'
+  | 'data'
+  | 'created_at'
+  | 'next_attempt_at'
+  | 'redelivery_of'
+>;
 
 /** The INSERT … SELECT of new deliveries from a JSON array parameter (also used inside the scan batch statement). */
 export function insertDeliveriesSql(param: string): string {
@@ -127,7 +180,10 @@ export async function insertDeliveries(q: Queryable, rows: readonly NewDelivery[
 }
 
 export async function getDelivery(q: Queryable, orgId: string, id: string): Promise<DeliveryRow | null> {
-  const { rows } = await q.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE org_id = $1 AND id = $2`, [orgId, id]);
+  const { rows } = await q.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE org_id = $1 AND id = $2`,
+    [orgId, id],
+  );
   return rows[0] ?? null;
 }
 
@@ -140,8 +196,14 @@ export async function listDeliveries(
   beforeId: string | undefined,
   limit: number,
 ): Promise<DeliveryRow[]> {
-  const where = new Where(orgId).add('webhook_id = ?', webhookId).add('status = ?', f.status).idWindow('webhookDelivery', f.since, undefined, beforeId);
-  const { rows } = await q.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY id DESC LIMIT ${where.param(limit)}`, where.args);
+  const where = new Where(orgId)
+    .add('webhook_id = ?', webhookId)
+    .add('status = ?', f.status)
+    .idWindow('webhookDelivery', f.since, undefined, beforeId);
+  const { rows } = await q.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where} ORDER BY id DESC LIMIT ${where.param(limit)}`,
+    where.args,
+  );
   return rows;
 }
 
@@ -150,13 +212,18 @@ const DUE = `status IN ('pending', 'failed') AND next_attempt_at <= $1 AND (lock
 
 /** How many deliveries of every organization are due at `now` and unheld (what a claim would find). */
 export async function countDueDeliveries(q: Queryable, now: Date): Promise<number> {
-  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${DUE}`, [now]);
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${DUE}`, [
+    now,
+  ]);
   return rows[0]!.n;
 }
 
 /** A claimed delivery with what sending it needs: its webhook (null when deleted meanwhile) and, for scan events, the scan. */
 export interface ClaimedDelivery extends DeliveryRow {
-  webhook: Pick<WebhookRow, 'url' | 'include_content' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at'> | null;
+  webhook: Pick<
+    WebhookRow,
+    'url' | 'include_content' | 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at'
+  > | null;
   scan: Record<string, unknown> | null;
 }
 
@@ -165,7 +232,12 @@ export interface ClaimedDelivery extends DeliveryRow {
  * tenants, and each row it returns carries its org_id), holding them until `lockedUntil`. Rows held
  * by another pump are skipped; rows whose holder died become due again when its lease passes.
  */
-export async function claimDueDeliveries(q: Queryable, now: Date, lockedUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  q: Queryable,
+  now: Date,
+  lockedUntil: Date,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
   const { rows } = await q.query<DeliveryRow & { w_url: string | null } & Record<string, unknown>>(
     `WITH c AS (
        UPDATE webhook_deliveries d SET locked_until = $2
@@ -184,7 +256,15 @@ export async function claimDueDeliveries(q: Queryable, now: Date, lockedUntil: D
     [now, lockedUntil, limit],
   );
   return rows.map((r) => {
-    const { w_url, w_include_content, w_secret_enc, w_previous_secret_enc, w_previous_secret_expires_at, scan, ...delivery } = r;
+    const {
+      w_url,
+      w_include_content,
+      w_secret_enc,
+      w_previous_secret_enc,
+      w_previous_secret_expires_at,
+      scan,
+      ...delivery
+    } = r;
     return {
       ...(delivery as unknown as DeliveryRow),
       webhook:
@@ -259,7 +339,10 @@ export interface StreakChange {
 }
 
 /** Applies streak changes; returns each webhook's new streak and the streak before `failures` were added. */
-export async function updateFailureStreaks(q: Queryable, changes: readonly StreakChange[]): Promise<{ org_id: string; id: string; before: number; after: number }[]> {
+export async function updateFailureStreaks(
+  q: Queryable,
+  changes: readonly StreakChange[],
+): Promise<{ org_id: string; id: string; before: number; after: number }[]> {
   if (!changes.length) return [];
   const { rows } = await q.query<{ org_id: string; id: string; after: number; failures: number }>(
     `UPDATE webhooks w
@@ -275,6 +358,9 @@ export async function updateFailureStreaks(q: Queryable, changes: readonly Strea
 
 /** The organization's active webhooks subscribed to `type`. */
 export async function subscribersOf(q: Queryable, orgId: string, type: WebhookEventType): Promise<string[]> {
-  const { rows } = await q.query<{ id: string }>('SELECT id FROM webhooks WHERE org_id = $1 AND active AND $2 = ANY (events) ORDER BY id', [orgId, type]);
+  const { rows } = await q.query<{ id: string }>(
+    'SELECT id FROM webhooks WHERE org_id = $1 AND active AND $2 = ANY (events) ORDER BY id',
+    [orgId, type],
+  );
   return rows.map((r) => r.id);
 }

@@ -59,7 +59,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const c = new pg.Client(serverUrl);
     await c.connect();
     // The run's database, the template and every isolated copy.
-    const { rows } = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${dbName}%`]);
+    const { rows } = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+      `${dbName}%`,
+    ]);
     for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await c.end();
   };

@@ -24,7 +24,13 @@ export interface BagMlpParams {
  * Forward pass over `rows` rows of `rowLen` (ids, values) pairs. Returns scores [rows] for binary
  * models, probabilities [rows * classes] otherwise.
  */
-export function bagMlpForward(p: BagMlpParams, ids: ArrayLike<number>, values: ArrayLike<number>, rows: number, rowLen: number): Float32Array {
+export function bagMlpForward(
+  p: BagMlpParams,
+  ids: ArrayLike<number>,
+  values: ArrayLike<number>,
+  rows: number,
+  rowLen: number,
+): Float32Array {
   const D = p.dim;
   const C = p.classes;
   const out = new Float32Array(rows * C);

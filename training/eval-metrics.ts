@@ -12,10 +12,32 @@ export interface Span {
 }
 
 /** The labels `npm run eval` reports for pii. */
-export const EVAL_PII_LABELS = ['PERSON', 'EMAIL', 'PHONE', 'ADDRESS', 'SSN', 'CREDIT_CARD', 'IBAN', 'BANK_ACCOUNT', 'IP_ADDRESS', 'MAC_ADDRESS', 'VIN'] as const;
+export const EVAL_PII_LABELS = [
+  'PERSON',
+  'EMAIL',
+  'PHONE',
+  'ADDRESS',
+  'SSN',
+  'CREDIT_CARD',
+  'IBAN',
+  'BANK_ACCOUNT',
+  'IP_ADDRESS',
+  'MAC_ADDRESS',
+  'VIN',
+] as const;
 export type EvalPiiLabel = (typeof EVAL_PII_LABELS)[number];
 /** Identifiers with a fixed shape (regex + checksum territory), scored together. */
-export const STRUCTURED_PII_LABELS: readonly EvalPiiLabel[] = ['EMAIL', 'PHONE', 'SSN', 'CREDIT_CARD', 'IBAN', 'BANK_ACCOUNT', 'IP_ADDRESS', 'MAC_ADDRESS', 'VIN'];
+export const STRUCTURED_PII_LABELS: readonly EvalPiiLabel[] = [
+  'EMAIL',
+  'PHONE',
+  'SSN',
+  'CREDIT_CARD',
+  'IBAN',
+  'BANK_ACCOUNT',
+  'IP_ADDRESS',
+  'MAC_ADDRESS',
+  'VIN',
+];
 
 /**
  * Maps a detector label (or a gold label in a common dataset spelling) to the eval label set; null
@@ -108,7 +130,10 @@ export function classifierStats(rows: readonly ClassifierRow[]): ClassifierStats
   }
   const precision = tp + fp ? tp / (tp + fp) : null;
   const recall = tp + fn ? tp / (tp + fn) : null;
-  const f1 = precision !== null && recall !== null && precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : null;
+  const f1 =
+    precision !== null && recall !== null && precision + recall > 0
+      ? (2 * precision * recall) / (precision + recall)
+      : null;
   return {
     n: rows.length,
     positives: tp + fn,
@@ -118,7 +143,10 @@ export function classifierStats(rows: readonly ClassifierRow[]): ClassifierStats
     f1,
     fpr: tn + fp ? fp / (tn + fp) : null,
     accuracy: rows.length ? (tp + tn) / rows.length : 0,
-    roc_auc: rocAuc(rows.map((r) => r.score), rows.map((r) => r.label)),
+    roc_auc: rocAuc(
+      rows.map((r) => r.score),
+      rows.map((r) => r.label),
+    ),
   };
 }
 
@@ -131,10 +159,19 @@ export function classifierSummary(rows: readonly ClassifierRow[], detector: stri
   ];
   const bySource = groupBy(rows, (r) => r.source);
   if (bySource.size > 1 || (bySource.size === 1 && !bySource.has(undefined))) {
-    lines.push('per source:', `  ${'source'.padEnd(60)} ${'n'.padStart(6)} ${'pos'.padStart(5)} ${'neg'.padStart(5)} recall  FPR     F1      ROC_AUC`);
+    lines.push(
+      'per source:',
+      `  ${'source'.padEnd(60)} ${'n'.padStart(6)} ${'pos'.padStart(5)} ${'neg'.padStart(5)} recall  FPR     F1      ROC_AUC`,
+    );
     for (const [source, group] of [...bySource].sort((a, b) => String(a[0]).localeCompare(String(b[0])))) {
       const g = classifierStats(group);
-      lines.push(`  ${String(source ?? '(none)').slice(0, 60).padEnd(60)} ${String(g.n).padStart(6)} ${String(g.positives).padStart(5)} ${String(g.negatives).padStart(5)} ${f4(g.recall)} ${f4(g.fpr)} ${f4(g.f1)} ${f4(g.roc_auc)}`);
+      lines.push(
+        `  ${String(source ?? '(none)')
+          .slice(0, 60)
+          .padEnd(
+            60,
+          )} ${String(g.n).padStart(6)} ${String(g.positives).padStart(5)} ${String(g.negatives).padStart(5)} ${f4(g.recall)} ${f4(g.fpr)} ${f4(g.f1)} ${f4(g.roc_auc)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -165,7 +202,10 @@ export interface SpanScores extends SpanCounts {
 export function spanScores(c: SpanCounts): SpanScores {
   const precision = c.tp + c.fp ? c.tp / (c.tp + c.fp) : null;
   const recall = c.tp + c.fn ? c.tp / (c.tp + c.fn) : null;
-  const fb = (b: number) => (precision !== null && recall !== null && precision + recall > 0 ? ((1 + b * b) * precision * recall) / (b * b * precision + recall) : null);
+  const fb = (b: number) =>
+    precision !== null && recall !== null && precision + recall > 0
+      ? ((1 + b * b) * precision * recall) / (b * b * precision + recall)
+      : null;
   return { ...c, precision, recall, f1: fb(1), f2: fb(2) };
 }
 
@@ -176,22 +216,31 @@ type Mode = 'strict' | 'overlap';
  * Matching is one-to-one: strict needs the same label and exact offsets, overlap the same label and
  * any shared character.
  */
-export function matchSpans(gold: readonly Span[], predicted: readonly Span[], mode: Mode): Map<EvalPiiLabel, SpanCounts> {
+export function matchSpans(
+  gold: readonly Span[],
+  predicted: readonly Span[],
+  mode: Mode,
+): Map<EvalPiiLabel, SpanCounts> {
   const out = new Map<EvalPiiLabel, SpanCounts>();
   const counts = (l: EvalPiiLabel) => {
     let c = out.get(l);
     if (!c) out.set(l, (c = { tp: 0, fp: 0, fn: 0 }));
     return c;
   };
-  const g = gold.map((s) => ({ ...s, label: toEvalLabel(s.label) })).filter((s): s is Span & { label: EvalPiiLabel } => s.label !== null);
-  const p = predicted.map((s) => ({ ...s, label: toEvalLabel(s.label) })).filter((s): s is Span & { label: EvalPiiLabel } => s.label !== null);
+  const g = gold
+    .map((s) => ({ ...s, label: toEvalLabel(s.label) }))
+    .filter((s): s is Span & { label: EvalPiiLabel } => s.label !== null);
+  const p = predicted
+    .map((s) => ({ ...s, label: toEvalLabel(s.label) }))
+    .filter((s): s is Span & { label: EvalPiiLabel } => s.label !== null);
   const used = new Array<boolean>(g.length).fill(false);
   for (const ps of p) {
     let hit = -1;
     for (let i = 0; i < g.length; i++) {
       const gs = g[i]!;
       if (used[i] || gs.label !== ps.label) continue;
-      const ok = mode === 'strict' ? gs.start === ps.start && gs.end === ps.end : gs.start < ps.end && ps.start < gs.end;
+      const ok =
+        mode === 'strict' ? gs.start === ps.start && gs.end === ps.end : gs.start < ps.end && ps.start < gs.end;
       if (ok) {
         hit = i;
         break;
@@ -256,7 +305,12 @@ export function piiSummary(rows: readonly PiiEvalRow[]): string {
   const line = (name: string, x: { strict: SpanScores; overlap: SpanScores }) =>
     `  ${name.slice(0, 44).padEnd(44)} ${String(x.strict.tp + x.strict.fn).padStart(6)}  ${f4(x.strict.precision)} ${f4(x.strict.recall)} ${f4(x.strict.f1)} ${f4(x.strict.f2)}   ${f4(x.overlap.precision)} ${f4(x.overlap.recall)} ${f4(x.overlap.f1)} ${f4(x.overlap.f2)}`;
   const header = `  ${''.padEnd(44)} ${'gold'.padStart(6)}  strict: P      R      F1     F2       overlap: P      R      F1     F2`;
-  const lines = ['\npii spans (labels outside the eval set are not scored)', header, line('ALL', r.all), line('STRUCTURED (' + STRUCTURED_PII_LABELS.length + ' kinds)', r.structured)];
+  const lines = [
+    '\npii spans (labels outside the eval set are not scored)',
+    header,
+    line('ALL', r.all),
+    line('STRUCTURED (' + STRUCTURED_PII_LABELS.length + ' kinds)', r.structured),
+  ];
   for (const [l, x] of Object.entries(r.byLabel)) lines.push(line(l, x));
   if (Object.keys(r.bySource).length > 1 || !('(none)' in r.bySource)) {
     lines.push('per source:');

@@ -13,7 +13,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { datasetsDir, PII_HELDOUT_FAMILIES, piiFamily, readJsonl, REPO_ROOT, TOXICITY_HELDOUT_FAMILIES, toxicityFamily, type LabeledRow, type PiiRow } from './data/datasets.ts';
+import {
+  datasetsDir,
+  PII_HELDOUT_FAMILIES,
+  piiFamily,
+  readJsonl,
+  REPO_ROOT,
+  TOXICITY_HELDOUT_FAMILIES,
+  toxicityFamily,
+  type LabeledRow,
+  type PiiRow,
+} from './data/datasets.ts';
 import { injectionHardNegativesEval, toxicityHardNegativesEval } from './data/hard-negatives.ts';
 import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
 import { piiStructuredEval } from './data/pii-structured.ts';
@@ -33,7 +43,11 @@ const write = (name: string, rows: object[]) => {
 const inj = loadInjectionData(() => undefined);
 const injectionRows = [
   ...inj.val.map((e) => ({ text: e.text, label: e.label, source: e.family })),
-  ...injectionHardNegativesEval().map((h) => ({ text: h.text, label: 0, source: `generated/hard-negatives-eval#${h.category}` })),
+  ...injectionHardNegativesEval().map((h) => ({
+    text: h.text,
+    label: 0,
+    source: `generated/hard-negatives-eval#${h.category}`,
+  })),
 ];
 write('injection.jsonl', injectionRows);
 
@@ -43,7 +57,11 @@ let k = 0;
 for (const e of inj.val) {
   if (e.text.length > 800) continue;
   const kind = OBFUSCATIONS[k++ % OBFUSCATIONS.length]!;
-  obfuscated.push({ text: obfuscate(e.text, kind, rng, e.label === 0), label: e.label, source: `obfuscated/${kind}/${e.label === 1 ? 'positive' : 'negative'}` });
+  obfuscated.push({
+    text: obfuscate(e.text, kind, rng, e.label === 0),
+    label: e.label,
+    source: `obfuscated/${kind}/${e.label === 1 ? 'positive' : 'negative'}`,
+  });
 }
 write('injection-obfuscated.jsonl', obfuscated);
 
@@ -52,7 +70,8 @@ const held = new Set(TOXICITY_HELDOUT_FAMILIES);
 const tox = readJsonl<LabeledRow>(path.join(datasetsDir(), 'toxicity.jsonl'))
   .map((r) => ({ text: r.text, label: r.label === 1 ? 1 : 0, source: toxicityFamily(r.source) }))
   .filter((r) => held.has(r.source));
-for (const h of toxicityHardNegativesEval()) tox.push({ text: h.text, label: 0, source: `generated/hard-negatives-eval#${h.category}` });
+for (const h of toxicityHardNegativesEval())
+  tox.push({ text: h.text, label: 0, source: `generated/hard-negatives-eval#${h.category}` });
 write('toxicity.jsonl', tox);
 
 // pii
@@ -61,6 +80,8 @@ for (const r of readJsonl<PiiRow>(path.join(datasetsDir(), 'pii.jsonl'))) {
   const family = piiFamily(r.source);
   if (PII_HELDOUT_FAMILIES.includes(family)) pii.push({ text: r.text, spans: r.spans ?? [], source: family });
 }
-for (const s of piiSynthEval()) pii.push({ text: s.text, spans: s.spans, source: 'generated/faker-ner-eval-templates' });
-for (const s of piiStructuredEval()) pii.push({ text: s.text, spans: s.spans, source: 'generated/structured-eval-templates' });
+for (const s of piiSynthEval())
+  pii.push({ text: s.text, spans: s.spans, source: 'generated/faker-ner-eval-templates' });
+for (const s of piiStructuredEval())
+  pii.push({ text: s.text, spans: s.spans, source: 'generated/structured-eval-templates' });
 write('pii.jsonl', pii);

@@ -20,12 +20,20 @@ import type { Surface, Tier } from '../engine/detector.ts';
 import { SURFACES, TIERS } from '../engine/detector.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startScanning } from '../server/scanning.ts';
-import { classifierSummary, piiSummary, toEvalLabel, type ClassifierRow, type PiiEvalRow, type Span } from './eval-metrics.ts';
+import {
+  classifierSummary,
+  piiSummary,
+  toEvalLabel,
+  type ClassifierRow,
+  type PiiEvalRow,
+  type Span,
+} from './eval-metrics.ts';
 
 const DETECTORS = ['prompt_injection', 'toxicity', 'pii'] as const;
 type EvalDetector = (typeof DETECTORS)[number];
 
-const USAGE = 'usage: npm run eval -- --detector prompt_injection|toxicity|pii --tier fast|accurate|auto --input IN.jsonl --output OUT.jsonl [--surface user_message] [--concurrency 64] [--threads N]';
+const USAGE =
+  'usage: npm run eval -- --detector prompt_injection|toxicity|pii --tier fast|accurate|auto --input IN.jsonl --output OUT.jsonl [--surface user_message] [--concurrency 64] [--threads N]';
 
 function fail(msg: string): never {
   process.stderr.write(`${msg}\n${USAGE}\n`);
@@ -54,13 +62,21 @@ const surface = values.surface as Surface;
 if (!(SURFACES as readonly string[]).includes(surface)) fail(`--surface must be one of ${SURFACES.join(', ')}`);
 if (!values.input || !values.output) fail('--input and --output are required');
 const concurrency = Number(values.concurrency);
-if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 4096) fail('--concurrency must be an integer in 1..4096');
-const threads = values.threads === undefined ? Number(process.env.WORKER_THREADS ?? availableParallelism()) : Number(values.threads);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 4096)
+  fail('--concurrency must be an integer in 1..4096');
+const threads =
+  values.threads === undefined ? Number(process.env.WORKER_THREADS ?? availableParallelism()) : Number(values.threads);
 if (!Number.isInteger(threads) || threads < 0 || threads > 64) fail('--threads must be an integer in 0..64');
 
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
 const scanning = await startScanning(
-  { WORKER_THREADS: threads, POOL_QUEUE_MAX: Math.max(4096, concurrency * 4), POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: process.env.MODELS_DIR },
+  {
+    WORKER_THREADS: threads,
+    POOL_QUEUE_MAX: Math.max(4096, concurrency * 4),
+    POOL_MAX_BATCH: 32,
+    POOL_SPLIT_CHARS: 8_000,
+    MODELS_DIR: process.env.MODELS_DIR,
+  },
   createMetrics(false),
   logger,
 );
@@ -80,7 +96,8 @@ function parseLine(line: string): Parsed {
   } catch {
     return { text: null, error: 'not JSON', row: null };
   }
-  if (typeof row !== 'object' || row === null || Array.isArray(row)) return { text: null, error: 'not a JSON object', row: null };
+  if (typeof row !== 'object' || row === null || Array.isArray(row))
+    return { text: null, error: 'not a JSON object', row: null };
   const r = row as Record<string, unknown>;
   if (typeof r.text !== 'string') return { text: null, error: 'no string "text" field', row: r };
   return { text: r.text, row: r };
@@ -89,8 +106,12 @@ function parseLine(line: string): Parsed {
 type Out = { score: number; detected: boolean; error?: string } | { spans: Span[]; error?: string };
 
 async function score(p: Parsed): Promise<Out> {
-  if (p.text === null) return detector === 'pii' ? { spans: [], error: p.error } : { score: 0, detected: false, error: p.error };
-  const outcome = await scanning.engine.scan({ surface, text: p.text.replace(/\u0000/g, '\uFFFD'), tier, detectors: [detector] }, { deadlineAt: Date.now() + 600_000 });
+  if (p.text === null)
+    return detector === 'pii' ? { spans: [], error: p.error } : { score: 0, detected: false, error: p.error };
+  const outcome = await scanning.engine.scan(
+    { surface, text: p.text.replace(/\u0000/g, '\uFFFD'), tier, detectors: [detector] },
+    { deadlineAt: Date.now() + 600_000 },
+  );
   const result = outcome.runs[0]?.result;
   if (detector === 'pii') {
     const spans: Span[] = [];
@@ -137,13 +158,19 @@ function collect(parsed: Parsed, out: Out): void {
   if (!row || parsed.text === null) return;
   const source = typeof row.source === 'string' ? row.source : undefined;
   if ('score' in out && (row.label === 0 || row.label === 1 || typeof row.label === 'boolean')) {
-    classifierRows.push({ score: out.score, detected: out.detected, label: row.label === 1 || row.label === true ? 1 : 0, source });
+    classifierRows.push({
+      score: out.score,
+      detected: out.detected,
+      label: row.label === 1 || row.label === true ? 1 : 0,
+      source,
+    });
   }
   if ('spans' in out && Array.isArray(row.spans)) {
     const gold: Span[] = [];
     for (const s of row.spans as unknown[]) {
       const g = s as { start?: unknown; end?: unknown; label?: unknown };
-      if (typeof g?.start === 'number' && typeof g.end === 'number' && typeof g.label === 'string') gold.push({ start: g.start, end: g.end, label: g.label });
+      if (typeof g?.start === 'number' && typeof g.end === 'number' && typeof g.label === 'string')
+        gold.push({ start: g.start, end: g.end, label: g.label });
     }
     piiRows.push({ gold, predicted: out.spans, source });
   }
@@ -160,6 +187,8 @@ await once(output, 'finish');
 await scanning.close();
 
 const seconds = (Date.now() - started) / 1000;
-process.stderr.write(`\r${done} rows in ${seconds.toFixed(1)} s (${(done / Math.max(seconds, 0.001)).toFixed(0)} rows/s), ${errors} invalid lines; wrote ${values.output}\n`);
+process.stderr.write(
+  `\r${done} rows in ${seconds.toFixed(1)} s (${(done / Math.max(seconds, 0.001)).toFixed(0)} rows/s), ${errors} invalid lines; wrote ${values.output}\n`,
+);
 if (classifierRows.length) process.stderr.write(classifierSummary(classifierRows, detector, tier));
 if (piiRows.length) process.stderr.write(piiSummary(piiRows));

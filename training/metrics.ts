@@ -47,10 +47,12 @@ export function binaryMetrics(scores: ArrayLike<number>, labels: ArrayLike<numbe
 
 /** Area under the ROC curve (ties counted half); null when one class is absent. */
 export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): number | null {
-  const idx = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => (scores[a] as number) - (scores[b] as number));
+  const idx = Array.from({ length: scores.length }, (_, i) => i).sort(
+    (a, b) => (scores[a] as number) - (scores[b] as number),
+  );
   let pos = 0;
   let neg = 0;
-  for (let i = 0; i < labels.length; i++) ((labels[i] as number) === 1 ? pos++ : neg++);
+  for (let i = 0; i < labels.length; i++) (labels[i] as number) === 1 ? pos++ : neg++;
   if (pos === 0 || neg === 0) return null;
   let rankSum = 0;
   let i = 0;
@@ -69,7 +71,9 @@ export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): nu
  * threshold reaches it.
  */
 export function thresholdForPrecision(scores: ArrayLike<number>, labels: ArrayLike<number>, target: number): number {
-  const idx = Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => (scores[b] as number) - (scores[a] as number));
+  const idx = Array.from({ length: scores.length }, (_, i) => i).sort(
+    (a, b) => (scores[b] as number) - (scores[a] as number),
+  );
   let tp = 0;
   let fp = 0;
   let best = 1;
@@ -116,7 +120,11 @@ export const DEFAULT_THRESHOLD_POLICY: ThresholdPolicy = {
  * FPR-target threshold (on the validation negatives, hard negatives included), then forced to be
  * increasing and within [0.3, 0.995].
  */
-export function chooseThresholds(scores: ArrayLike<number>, labels: ArrayLike<number>, policy: ThresholdPolicy = DEFAULT_THRESHOLD_POLICY): Thresholds {
+export function chooseThresholds(
+  scores: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  policy: ThresholdPolicy = DEFAULT_THRESHOLD_POLICY,
+): Thresholds {
   const neg: number[] = [];
   for (let i = 0; i < scores.length; i++) if ((labels[i] as number) === 0) neg.push(scores[i] as number);
   const level = (l: { precision: number; max_fpr: number }): number =>

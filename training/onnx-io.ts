@@ -44,7 +44,12 @@ function valueInfo(name: string, elemType: number, dims: (string | number)[]): o
   };
 }
 
-function node(opType: string, input: string[], output: string[], attrs: onnxProto.onnx.IAttributeProto[] = []): onnxProto.onnx.INodeProto {
+function node(
+  opType: string,
+  input: string[],
+  output: string[],
+  attrs: onnxProto.onnx.IAttributeProto[] = [],
+): onnxProto.onnx.INodeProto {
   return { opType, input, output, name: output[0] ?? opType, attribute: attrs };
 }
 
@@ -69,7 +74,9 @@ export function exportBagMlpOnnx(p: BagMlpParams, meta: OnnxExportMeta): Uint8Ar
     node('Relu', ['pre'], ['hidden']),
     node('MatMul', ['hidden', 'out_weight'], ['logits_raw']),
     node('Add', ['logits_raw', 'out_bias'], ['logits']),
-    binary ? node('Sigmoid', ['logits'], ['scores']) : node('Softmax', ['logits'], ['probs'], [{ name: 'axis', type: INT, i: -1 }]),
+    binary
+      ? node('Sigmoid', ['logits'], ['scores'])
+      : node('Softmax', ['logits'], ['probs'], [{ name: 'axis', type: INT, i: -1 }]),
   ];
   const initializer = [
     f32Tensor('embedding', [p.buckets, p.dim], p.emb),
@@ -88,7 +95,12 @@ export function exportBagMlpOnnx(p: BagMlpParams, meta: OnnxExportMeta): Uint8Ar
 }
 
 /** Wraps a graph in an IR 8 ModelProto (producer and id/version metadata), verifies and encodes it. */
-function encodeModel(meta: OnnxExportMeta, opset: number, graph: Omit<onnxProto.onnx.IGraphProto, 'name'>, extraProps: onnxProto.onnx.IStringStringEntryProto[] = []): Uint8Array {
+function encodeModel(
+  meta: OnnxExportMeta,
+  opset: number,
+  graph: Omit<onnxProto.onnx.IGraphProto, 'name'>,
+  extraProps: onnxProto.onnx.IStringStringEntryProto[] = [],
+): Uint8Array {
   const model: onnxProto.onnx.IModelProto = {
     irVersion: 8,
     opsetImport: [{ domain: '', version: opset }],
@@ -148,7 +160,12 @@ function f32Scalar(name: string, x: number): onnxProto.onnx.ITensorProto {
 }
 
 /** Symmetric int8 per-channel quantisation of a row-major [R, C] matrix along `axis` (0: per row, 1: per column). */
-export function quantizeInt8(data: Float32Array, rows: number, cols: number, axis: 0 | 1): { q: Int8Array; scale: Float32Array } {
+export function quantizeInt8(
+  data: Float32Array,
+  rows: number,
+  cols: number,
+  axis: 0 | 1,
+): { q: Int8Array; scale: Float32Array } {
   const channels = axis === 0 ? rows : cols;
   const maxAbs = new Float32Array(channels);
   for (let r = 0; r < rows; r++) {
@@ -170,9 +187,17 @@ export function quantizeInt8(data: Float32Array, rows: number, cols: number, axi
 }
 
 /** The float weights an int8 graph computes with: q * scale (float32), per channel. */
-export function dequantizeInt8(q: Int8Array, scale: Float32Array, rows: number, cols: number, axis: 0 | 1): Float32Array {
+export function dequantizeInt8(
+  q: Int8Array,
+  scale: Float32Array,
+  rows: number,
+  cols: number,
+  axis: 0 | 1,
+): Float32Array {
   const out = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[r * cols + c] = Math.fround((q[r * cols + c] as number) * (scale[axis === 0 ? r : c] as number));
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++)
+      out[r * cols + c] = Math.fround((q[r * cols + c] as number) * (scale[axis === 0 ? r : c] as number));
   return out;
 }
 
@@ -211,7 +236,11 @@ export function effectiveInt8Params(params: TransformerParams): TransformerParam
  * scales (symmetric, zero point 0): DequantizeLinear(axis 1) before each MatMul, and for the embedding
  * Gather of int8 rows times Gather of their row scales (only the looked-up rows are dequantised).
  */
-export function exportTransformerOnnx(c: TransformerConfig, params: TransformerParams, meta: OnnxExportMeta & { int8?: boolean }): Uint8Array {
+export function exportTransformerOnnx(
+  c: TransformerConfig,
+  params: TransformerParams,
+  meta: OnnxExportMeta & { int8?: boolean },
+): Uint8Array {
   const int8 = meta.int8 ?? false;
   const D = c.d_model;
   const H = c.heads;
@@ -224,7 +253,8 @@ export function exportTransformerOnnx(c: TransformerConfig, params: TransformerP
   };
   for (const [name, shape] of paramShapes(c)) {
     const p = params.get(name);
-    if (!p || p.data.length !== shape.reduce((a, b) => a * b, 1)) throw new Error(`parameter ${name}: expected shape ${JSON.stringify(shape)}`);
+    if (!p || p.data.length !== shape.reduce((a, b) => a * b, 1))
+      throw new Error(`parameter ${name}: expected shape ${JSON.stringify(shape)}`);
     const axis = int8 ? quantizedParam(name) : null;
     if (axis === null) {
       initializer.push(f32Tensor(name, shape, p.data));
@@ -251,7 +281,11 @@ export function exportTransformerOnnx(c: TransformerConfig, params: TransformerP
     f32Scalar('q_scale', 1 / Math.sqrt(dh)),
   );
   const eps = c.layer_norm_epsilon;
-  const ln = (x: string, p: string, out: string): string => add('LayerNormalization', [x, `${p}.g`, `${p}.b`], out, [{ name: 'axis', type: INT, i: -1 }, { name: 'epsilon', type: FLOAT_ATTR, f: eps }]);
+  const ln = (x: string, p: string, out: string): string =>
+    add('LayerNormalization', [x, `${p}.g`, `${p}.b`], out, [
+      { name: 'axis', type: INT, i: -1 },
+      { name: 'epsilon', type: FLOAT_ATTR, f: eps },
+    ]);
 
   add('Equal', ['input_ids', 'zero_i64'], 'is_pad');
   add('Not', ['is_pad'], 'not_pad');
@@ -277,7 +311,9 @@ export function exportTransformerOnnx(c: TransformerConfig, params: TransformerP
     add('Add', [`${b}.qkv_mm`, `${b}.bqkv`], `${b}.qkv`);
     add('Reshape', [`${b}.qkv`, 'qkv_shape'], `${b}.qkv4`);
     add('Transpose', [`${b}.qkv4`], `${b}.qkvT`, [{ name: 'perm', type: INTS, ints: [0, 2, 1, 3] }]);
-    nodes.push(node('Split', [`${b}.qkvT`, 'split_h'], [`${b}.q`, `${b}.k`, `${b}.v`], [{ name: 'axis', type: INT, i: 1 }]));
+    nodes.push(
+      node('Split', [`${b}.qkvT`, 'split_h'], [`${b}.q`, `${b}.k`, `${b}.v`], [{ name: 'axis', type: INT, i: 1 }]),
+    );
     add('Mul', [`${b}.q`, 'q_scale'], `${b}.qs`);
     add('Transpose', [`${b}.k`], `${b}.kT`, [{ name: 'perm', type: INTS, ints: [0, 1, 3, 2] }]);
     add('MatMul', [`${b}.qs`, `${b}.kT`], `${b}.logits`);
@@ -311,7 +347,12 @@ export function exportTransformerOnnx(c: TransformerConfig, params: TransformerP
   return encodeModel(
     meta,
     17,
-    { node: nodes, initializer, input: [valueInfo('input_ids', INT64, ['N', 'T'])], output: [valueInfo('scores', FLOAT, ['N'])] },
+    {
+      node: nodes,
+      initializer,
+      input: [valueInfo('input_ids', INT64, ['N', 'T'])],
+      output: [valueInfo('scores', FLOAT, ['N'])],
+    },
     [
       { key: 'config', value: JSON.stringify(c) },
       { key: 'weights', value: int8 ? 'int8-per-channel' : 'float32' },

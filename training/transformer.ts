@@ -68,7 +68,16 @@ export function parameterCount(c: TransformerConfig): number {
   return paramShapes(c).reduce((a, [, s]) => a + s.reduce((x, y) => x * y, 1), 0);
 }
 
-export function transformerConfig(p: Omit<TransformerConfig, 'type' | 'activation' | 'pooling' | 'layer_norm_epsilon' | 'pad_id'>): TransformerConfig {
+export function transformerConfig(
+  p: Omit<TransformerConfig, 'type' | 'activation' | 'pooling' | 'layer_norm_epsilon' | 'pad_id'>,
+): TransformerConfig {
   if (p.d_model % p.heads !== 0) throw new Error('d_model must be a multiple of heads');
-  return { type: 'transformer-encoder-v1', ...p, activation: 'relu', pooling: 'masked-mean', layer_norm_epsilon: LN_EPS, pad_id: 0 };
+  return {
+    type: 'transformer-encoder-v1',
+    ...p,
+    activation: 'relu',
+    pooling: 'masked-mean',
+    layer_norm_epsilon: LN_EPS,
+    pad_id: 0,
+  };
 }

@@ -126,7 +126,8 @@ export class ModelDispatcher {
    */
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0)) this.settle(p, new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
+    for (const p of this.queue.splice(0))
+      this.settle(p, new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
     while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
     await this.onEveryThread('release', 10_000).catch(() => undefined);
     await this.runner.destroy();
@@ -150,7 +151,9 @@ export class ModelDispatcher {
     }
     if (pieces.length === 1) return this.wait(op, model, texts, deadlineAt, null);
     const group = {};
-    return Promise.all(pieces.map((piece) => this.wait(op, model, piece, deadlineAt, group))).then((results) => (results as unknown[][]).flat() as Result);
+    return Promise.all(pieces.map((piece) => this.wait(op, model, piece, deadlineAt, group))).then(
+      (results) => (results as unknown[][]).flat() as Result,
+    );
   }
 
   /** The texts as one piece, or (large enough, several threads) as one contiguous piece per thread, balanced by characters. */
@@ -183,14 +186,27 @@ export class ModelDispatcher {
 
   private wait(op: Op, model: string, texts: string[], deadlineAt: number, group: object | null): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
-      const p: Pending = { op, model, texts, enqueuedAt: performance.now(), timer: null, settled: false, group, resolve, reject };
+      const p: Pending = {
+        op,
+        model,
+        texts,
+        enqueuedAt: performance.now(),
+        timer: null,
+        settled: false,
+        group,
+        resolve,
+        reject,
+      };
       const wait = deadlineAt - Date.now();
-      p.timer = setTimeout(() => {
-        this.opts.observer?.rejected('deadline');
-        const i = this.queue.indexOf(p);
-        if (i >= 0) this.queue.splice(i, 1);
-        this.settle(p, new PoolDeadlineError());
-      }, Math.max(0, wait));
+      p.timer = setTimeout(
+        () => {
+          this.opts.observer?.rejected('deadline');
+          const i = this.queue.indexOf(p);
+          if (i >= 0) this.queue.splice(i, 1);
+          this.settle(p, new PoolDeadlineError());
+        },
+        Math.max(0, wait),
+      );
       this.queue.push(p);
       this.pump();
     });
@@ -215,7 +231,7 @@ export class ModelDispatcher {
       const batch = [head];
       const groups = head.group ? [head.group] : [];
       let texts = head.texts.length;
-      for (let i = 0; i < this.queue.length && i < BATCH_LOOKAHEAD && texts < this.opts.maxBatchTexts; ) {
+      for (let i = 0; i < this.queue.length && i < BATCH_LOOKAHEAD && texts < this.opts.maxBatchTexts;) {
         const c = this.queue[i]!;
         // Two pieces of one split request in one task would undo the split.
         if (texts + c.texts.length <= this.opts.maxBatchTexts && !(c.group && groups.includes(c.group))) {
@@ -262,7 +278,13 @@ export class ModelDispatcher {
       const r = reply.ok && 'parts' in reply ? reply.parts[part] : reply;
       if (!r || !r.ok) {
         const code = r && !r.ok ? r.code : 'inference_failed';
-        this.settle(p, new ModelUnavailableError(code === 'model_not_loaded' ? 'model_not_loaded' : 'inference_failed', r && !r.ok ? r.message : 'malformed worker reply'));
+        this.settle(
+          p,
+          new ModelUnavailableError(
+            code === 'model_not_loaded' ? 'model_not_loaded' : 'inference_failed',
+            r && !r.ok ? r.message : 'malformed worker reply',
+          ),
+        );
         return;
       }
       const all: Result = 'scores' in r ? r.scores : 'entities' in r ? r.entities : [];

@@ -3,8 +3,21 @@
  * onnxruntime-node session per model per thread), then answers inference tasks in batches.
  */
 import { workerData } from 'piscina';
-import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry, type TextClassifier, type TokenClassifier } from '../inference/runtime.ts';
-import { CRASH_MARKER, type InferencePart, type ModelReply, type ModelTask, type PartReply, type WorkerConfig } from './protocol.ts';
+import {
+  loadOnnxClassifier,
+  loadOnnxTokenClassifier,
+  modelEntry,
+  type TextClassifier,
+  type TokenClassifier,
+} from '../inference/runtime.ts';
+import {
+  CRASH_MARKER,
+  type InferencePart,
+  type ModelReply,
+  type ModelTask,
+  type PartReply,
+  type WorkerConfig,
+} from './protocol.ts';
 
 const config = workerData as WorkerConfig;
 const classifiers = new Map<string, TextClassifier>();
@@ -17,7 +30,8 @@ await Promise.all(
   config.models.map(async (id) => {
     try {
       const entry = modelEntry(id, config.modelsDir);
-      if (entry.task === 'token-classification') taggers.set(id, await loadOnnxTokenClassifier(entry, config.modelsDir));
+      if (entry.task === 'token-classification')
+        taggers.set(id, await loadOnnxTokenClassifier(entry, config.modelsDir));
       else classifiers.set(id, await loadOnnxClassifier(entry, config.modelsDir));
     } catch (err) {
       failed.set(id, (err as Error).message);
@@ -26,7 +40,11 @@ await Promise.all(
 );
 
 function notLoaded(model: string): PartReply {
-  return { ok: false, code: 'model_not_loaded', message: failed.get(model) ?? `model ${model} is not loaded in this worker` };
+  return {
+    ok: false,
+    code: 'model_not_loaded',
+    message: failed.get(model) ?? `model ${model} is not loaded in this worker`,
+  };
 }
 
 /** Holds this thread until `threads` tasks sharing the barrier are running at once (one per thread). */
@@ -59,13 +77,15 @@ async function infer(part: InferencePart): Promise<PartReply> {
 export default async function run(task: ModelTask): Promise<ModelReply> {
   switch (task.op) {
     case 'infer': {
-      if (config.allowCrashTask && task.parts.some((p) => p.texts.some((t) => t.includes(CRASH_MARKER)))) process.exit(1);
+      if (config.allowCrashTask && task.parts.some((p) => p.texts.some((t) => t.includes(CRASH_MARKER))))
+        process.exit(1);
       const parts: PartReply[] = [];
       for (const part of task.parts) parts.push(await infer(part));
       return { ok: true, parts };
     }
     case 'release': {
-      if (!barrier(task)) return { ok: false, code: 'warmup_timeout', message: 'not every worker thread took its release task in time' };
+      if (!barrier(task))
+        return { ok: false, code: 'warmup_timeout', message: 'not every worker thread took its release task in time' };
       const all = [...classifiers.values(), ...taggers.values()];
       classifiers.clear();
       taggers.clear();
@@ -74,7 +94,8 @@ export default async function run(task: ModelTask): Promise<ModelReply> {
     }
     case 'warmup': {
       // Block this thread until every thread holds a warm-up task: then each one has loaded.
-      if (!barrier(task)) return { ok: false, code: 'warmup_timeout', message: 'not every worker thread started in time' };
+      if (!barrier(task))
+        return { ok: false, code: 'warmup_timeout', message: 'not every worker thread started in time' };
       // Run each model once so the first real request does not pay for lazy initialisation.
       for (const m of classifiers.values()) await m.scoreBatch(['warm up']);
       for (const m of taggers.values()) await m.entitiesBatch(['Warm up in Paris']);

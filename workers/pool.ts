@@ -18,7 +18,11 @@ export interface TaskRunner {
 }
 
 export function createModelPool(opts: PoolOptions): TaskRunner {
-  const workerData: WorkerConfig = { models: opts.models, modelsDir: opts.modelsDir, allowCrashTask: opts.allowCrashTask };
+  const workerData: WorkerConfig = {
+    models: opts.models,
+    modelsDir: opts.modelsDir,
+    allowCrashTask: opts.allowCrashTask,
+  };
   const pool = new Piscina<ModelTask, ModelReply>({
     filename: new URL('./worker-entry.mjs', import.meta.url).href,
     minThreads: opts.threads,

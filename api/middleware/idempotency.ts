@@ -47,7 +47,16 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
       .update(req.rawBody ?? Buffer.alloc(0))
       .digest();
     const now = clock.now();
-    const claim = await claimIdempotencyKey(db, orgId, key, principalId, fingerprint, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() + ttlHours * 3_600_000));
+    const claim = await claimIdempotencyKey(
+      db,
+      orgId,
+      key,
+      principalId,
+      fingerprint,
+      now,
+      new Date(now.getTime() + LOCK_MS),
+      new Date(now.getTime() + ttlHours * 3_600_000),
+    );
     if (claim.kind === 'foreign') return next(Errors.idempotencyKeyReused(claim.legacy ? 'unbound' : 'credential'));
     if (claim.kind === 'mismatch') return next(Errors.idempotencyKeyReused('request'));
     if (claim.kind === 'in_progress') return next(Errors.idempotencyInProgress());
@@ -74,13 +83,19 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
         release().catch((err: Error) => req.log.error({ err: err.message }, 'idempotency release failed'));
         return send(body);
       }
-      const bytes = body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const bytes =
+        body === undefined
+          ? Buffer.alloc(0)
+          : Buffer.isBuffer(body)
+            ? body
+            : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       const headers: Record<string, string> = {};
       for (const h of REPLAYED_HEADERS) {
         const v = res.getHeader(h);
         if (v !== undefined) headers[h] = String(v);
       }
-      if (!headers['content-type'] && typeof body === 'object' && body !== null && !Buffer.isBuffer(body)) headers['content-type'] = 'application/json; charset=utf-8';
+      if (!headers['content-type'] && typeof body === 'object' && body !== null && !Buffer.isBuffer(body))
+        headers['content-type'] = 'application/json; charset=utf-8';
       store(res.statusCode, headers, bytes)
         .catch((err: Error) => req.log.error({ err: err.message }, 'idempotency record failed'))
         .finally(() => send(body));

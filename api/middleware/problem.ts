@@ -35,7 +35,8 @@ export function toProblem(err: unknown, bodyLimit: number): ProblemError | null 
   }
   if (isDatabaseUnavailable(err)) return Errors.databaseUnavailable(DATABASE_RETRY_AFTER_S);
   const status = e.status ?? e.statusCode;
-  if (status && status >= 400 && status < 500) return Errors.badRequest('The request could not be parsed (for example a malformed percent-encoding in the path).');
+  if (status && status >= 400 && status < 500)
+    return Errors.badRequest('The request could not be parsed (for example a malformed percent-encoding in the path).');
   return null;
 }
 
@@ -67,7 +68,10 @@ export function problemHandler(metrics: Metrics, bodyLimit: number) {
     let p = toProblem(err, bodyLimit);
     if (!p) {
       metrics.unhandledErrors.inc();
-      req.log.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, 'unhandled error');
+      req.log.error(
+        { err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) },
+        'unhandled error',
+      );
       p = Errors.internal();
     } else if (p.status < 500 && !(err instanceof ProblemError)) {
       // A client's fault a library reported (malformed JSON, an aborted or undecodable body, a bad

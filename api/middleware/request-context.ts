@@ -32,7 +32,14 @@ export function requestContext(logger: Logger, metrics: Metrics) {
       // Built only when it is written: req.path parses the URL again (a percent or so of a scan's main thread).
       if (req.log.isLevelEnabled('info')) {
         req.log.info(
-          { method: req.method, path: req.path, route, status: res.statusCode, duration_ms: Math.round(seconds * 1e5) / 100, actor_id: req.principal?.actor_id },
+          {
+            method: req.method,
+            path: req.path,
+            route,
+            status: res.statusCode,
+            duration_ms: Math.round(seconds * 1e5) / 100,
+            actor_id: req.principal?.actor_id,
+          },
           'request completed',
         );
       }

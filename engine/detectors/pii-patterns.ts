@@ -22,7 +22,8 @@ export const PHONE_RE =
 export const CARD_RE = /(?<![\w-])\d(?:[ -]?\d){11,18}(?![\w-]|[ ]\d)/g;
 
 /** Country, check digits, then 4-character groups (optionally space-separated) and a short tail. */
-export const IBAN_RE = /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?(?![A-Za-z0-9])/g;
+export const IBAN_RE =
+  /(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?(?![A-Za-z0-9])/g;
 
 /** AAA-GG-SSSS with the same separator (dash or space) twice. */
 export const SSN_RE = /(?<![\w-])(\d{3})([- ])(\d{2})\2(\d{4})(?![\w-]|[ ]\d)/g;
@@ -41,7 +42,8 @@ const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 export const IPV4_RE = new RegExp(`(?<![\\w.:-])(?:${OCTET}\\.){3}${OCTET}(?![\\w-]|\\.\\d)`, 'g');
 
 /** IPv6 candidates (full, compressed, or with an embedded IPv4); `isIP` decides. */
-export const IPV6_RE = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g;
+export const IPV6_RE =
+  /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g;
 
 /** MAC with ':' or '-' (the same one throughout), and Cisco's dotted form. */
 export const MAC_RE = /(?<![\w:-])[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])/g;
@@ -66,7 +68,8 @@ export const STREET_RE = new RegExp(
 );
 
 /** Context words that gate or strengthen a candidate; tested on the ~30 characters before it. */
-export const PHONE_CONTEXT_RE = /\b(?:phone|tel|telephone|mobile|cell|call|fax|whatsapp|sms|text me|contact|ph)\b[^\n]{0,24}$/i;
+export const PHONE_CONTEXT_RE =
+  /\b(?:phone|tel|telephone|mobile|cell|call|fax|whatsapp|sms|text me|contact|ph)\b[^\n]{0,24}$/i;
 export const SSN_CONTEXT_RE = /\b(?:ssn|ss#|social security(?: number| no\.?)?)[^\n]{0,24}$/i;
 export const VERSION_CONTEXT_RE = /(?:\bv|\bver(?:sion)?\.?|\brelease|\bbuild|\brev(?:ision)?|\bOID)\s*[:#]?\s*$/i;
 export const ROUTING_CONTEXT_RE = /\b(?:routing|aba|rtn|transit)\b[^\n]{0,30}$/i;
@@ -101,20 +104,112 @@ export function cardNetwork(digits: string): string | null {
   if ((p4 === 6011 || p2 === 65 || (p3 >= 644 && p3 <= 649)) && n >= 16) return 'discover';
   if ((p2 === 35 && n >= 16) || ((p4 === 2131 || p4 === 1800) && n === 15)) return 'jcb';
   if (p2 === 62 && n >= 16) return 'unionpay';
-  if ((p4 === 5018 || p4 === 5020 || p4 === 5038 || p4 === 6304 || p4 === 6759 || (p4 >= 6761 && p4 <= 6763) || (p2 >= 56 && p2 <= 58) || p3 === 639) && n >= 12) return 'maestro';
+  if (
+    (p4 === 5018 ||
+      p4 === 5020 ||
+      p4 === 5038 ||
+      p4 === 6304 ||
+      p4 === 6759 ||
+      (p4 >= 6761 && p4 <= 6763) ||
+      (p2 >= 56 && p2 <= 58) ||
+      p3 === 639) &&
+    n >= 12
+  )
+    return 'maestro';
   if (((p3 >= 300 && p3 <= 305) || p2 === 36 || p2 === 38) && n >= 14) return 'diners';
   return null;
 }
 
 /** IBAN length per country (SWIFT IBAN registry). */
 export const IBAN_LENGTHS: Readonly<Record<string, number>> = {
-  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BI: 27, BR: 29, BY: 28, CH: 21, CR: 22,
-  CY: 28, CZ: 24, DE: 22, DJ: 27, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FK: 18, FO: 18, FR: 27, GB: 22,
-  GE: 22, GI: 23, GL: 18, GR: 27, GT: 28, HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30,
-  KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20, LV: 21, LY: 25, MC: 27, MD: 24, ME: 22, MK: 19, MN: 20, MR: 27,
-  MT: 31, MU: 30, NI: 28, NL: 18, NO: 15, OM: 23, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29, RO: 24, RS: 22, RU: 33,
-  SA: 24, SC: 31, SD: 18, SE: 24, SI: 19, SK: 24, SM: 27, SO: 23, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29,
-  VA: 22, VG: 24, XK: 20, YE: 30,
+  AD: 24,
+  AE: 23,
+  AL: 28,
+  AT: 20,
+  AZ: 28,
+  BA: 20,
+  BE: 16,
+  BG: 22,
+  BH: 22,
+  BI: 27,
+  BR: 29,
+  BY: 28,
+  CH: 21,
+  CR: 22,
+  CY: 28,
+  CZ: 24,
+  DE: 22,
+  DJ: 27,
+  DK: 18,
+  DO: 28,
+  EE: 20,
+  EG: 29,
+  ES: 24,
+  FI: 18,
+  FK: 18,
+  FO: 18,
+  FR: 27,
+  GB: 22,
+  GE: 22,
+  GI: 23,
+  GL: 18,
+  GR: 27,
+  GT: 28,
+  HR: 21,
+  HU: 28,
+  IE: 22,
+  IL: 23,
+  IQ: 23,
+  IS: 26,
+  IT: 27,
+  JO: 30,
+  KW: 30,
+  KZ: 20,
+  LB: 28,
+  LC: 32,
+  LI: 21,
+  LT: 20,
+  LU: 20,
+  LV: 21,
+  LY: 25,
+  MC: 27,
+  MD: 24,
+  ME: 22,
+  MK: 19,
+  MN: 20,
+  MR: 27,
+  MT: 31,
+  MU: 30,
+  NI: 28,
+  NL: 18,
+  NO: 15,
+  OM: 23,
+  PK: 24,
+  PL: 28,
+  PS: 29,
+  PT: 25,
+  QA: 29,
+  RO: 24,
+  RS: 22,
+  RU: 33,
+  SA: 24,
+  SC: 31,
+  SD: 18,
+  SE: 24,
+  SI: 19,
+  SK: 24,
+  SM: 27,
+  SO: 23,
+  ST: 25,
+  SV: 28,
+  TL: 23,
+  TN: 24,
+  TR: 26,
+  UA: 29,
+  VA: 22,
+  VG: 24,
+  XK: 20,
+  YE: 30,
 };
 
 /** ISO 13616 mod-97 check over a compact, upper-case IBAN. */
@@ -140,8 +235,29 @@ export function ssnValid(area: string, group: string, serial: string): boolean {
 }
 
 const VIN_VALUES: Readonly<Record<string, number>> = {
-  A: 1, B: 2, C: 3, D: 4, E: 5, F: 6, G: 7, H: 8, J: 1, K: 2, L: 3, M: 4, N: 5, P: 7, R: 9, S: 2, T: 3, U: 4, V: 5,
-  W: 6, X: 7, Y: 8, Z: 9,
+  A: 1,
+  B: 2,
+  C: 3,
+  D: 4,
+  E: 5,
+  F: 6,
+  G: 7,
+  H: 8,
+  J: 1,
+  K: 2,
+  L: 3,
+  M: 4,
+  N: 5,
+  P: 7,
+  R: 9,
+  S: 2,
+  T: 3,
+  U: 4,
+  V: 5,
+  W: 6,
+  X: 7,
+  Y: 8,
+  Z: 9,
 };
 const VIN_WEIGHTS = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2] as const;
 

@@ -154,7 +154,8 @@ const judgeVin: Judge = (m) => {
   return { confidence: 0.95 };
 };
 
-const judgeIpv4: Judge = (m, text) => (VERSION_CONTEXT_RE.test(before(text, m.index, 12)) ? null : { confidence: 0.85 });
+const judgeIpv4: Judge = (m, text) =>
+  VERSION_CONTEXT_RE.test(before(text, m.index, 12)) ? null : { confidence: 0.85 };
 const judgeIpv6: Judge = (m) => (ipv6Plausible(m[0]) ? { confidence: 0.85 } : null);
 
 const judgeMac: Judge = (m) => {
@@ -163,7 +164,47 @@ const judgeMac: Judge = (m) => {
 };
 const judgeCiscoMac: Judge = (m) => (/[A-Fa-f]/.test(m[0]) ? { confidence: 0.8 } : null);
 
-const STOPWORDS = new Set(['The', 'A', 'An', 'Of', 'In', 'On', 'At', 'To', 'For', 'And', 'Or', 'By', 'With', 'From', 'Is', 'Are', 'Was', 'Were', 'My', 'Our', 'Your', 'Their', 'His', 'Her', 'This', 'That', 'These', 'Those', 'Its', 'Per', 'Each', 'Every', 'I', 'We', 'You', 'They', 'It', 'He', 'She']);
+const STOPWORDS = new Set([
+  'The',
+  'A',
+  'An',
+  'Of',
+  'In',
+  'On',
+  'At',
+  'To',
+  'For',
+  'And',
+  'Or',
+  'By',
+  'With',
+  'From',
+  'Is',
+  'Are',
+  'Was',
+  'Were',
+  'My',
+  'Our',
+  'Your',
+  'Their',
+  'His',
+  'Her',
+  'This',
+  'That',
+  'These',
+  'Those',
+  'Its',
+  'Per',
+  'Each',
+  'Every',
+  'I',
+  'We',
+  'You',
+  'They',
+  'It',
+  'He',
+  'She',
+]);
 
 const judgeStreet: Judge = (m) => {
   const words = m[2]!.trim().split(/ +/);
@@ -193,7 +234,13 @@ function runRecognizer(r: Recognizer, text: string, hits: Hit[]): void {
   r.re.lastIndex = 0;
   for (let m = r.re.exec(text); m !== null; m = r.re.exec(text)) {
     const verdict = r.judge(m, text);
-    if (verdict) hits.push({ start: m.index, end: verdict.end ?? m.index + m[0].length, label: verdict.label ?? r.label, confidence: verdict.confidence });
+    if (verdict)
+      hits.push({
+        start: m.index,
+        end: verdict.end ?? m.index + m[0].length,
+        label: verdict.label ?? r.label,
+        confidence: verdict.confidence,
+      });
   }
 }
 
@@ -228,7 +275,9 @@ function resolveOverlaps(hits: Hit[]): Hit[] {
     }
     if (j - i === 1) kept.push(hits[i]!);
     else {
-      const ranked = hits.slice(i, j).sort((a, b) => b.confidence - a.confidence || b.end - b.start - (a.end - a.start) || a.start - b.start);
+      const ranked = hits
+        .slice(i, j)
+        .sort((a, b) => b.confidence - a.confidence || b.end - b.start - (a.end - a.start) || a.start - b.start);
       const chosen: Hit[] = [];
       for (const h of ranked) if (!chosen.some((c) => h.start < c.end && c.start < h.end)) chosen.push(h);
       kept.push(...chosen.sort((a, b) => a.start - b.start));
@@ -249,6 +298,12 @@ export function findPiiRegex(input: DetectorInput): FindingItem[] {
   return resolveOverlaps(hits).map((h) => {
     const span = input.text.toOriginal(h.start, h.end);
     // Two decimals: context boosts are sums of tenths, and 0.7 + 0.1 is 0.7999… in floating point.
-    return { text: original.slice(span[0], span[1]), label: h.label, confidence: Math.round(h.confidence * 100) / 100, source: 'regex', span };
+    return {
+      text: original.slice(span[0], span[1]),
+      label: h.label,
+      confidence: Math.round(h.confidence * 100) / 100,
+      source: 'regex',
+      span,
+    };
   });
 }

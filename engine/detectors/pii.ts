@@ -22,7 +22,11 @@ export const PII_THRESHOLDS: Thresholds = { warn_above: 0.5, flag_above: 0.9, bl
 /** NER labels the model emits that we report (others, e.g. ORGANIZATION, are kept too). */
 const NER_MIN_CONFIDENCE = 0.5;
 
-export function createPiiDetector(ner: ModelEntry | null, dispatcher: ModelDispatcher | null, onUnavailable?: (reason: string) => void): Detector {
+export function createPiiDetector(
+  ner: ModelEntry | null,
+  dispatcher: ModelDispatcher | null,
+  onUnavailable?: (reason: string) => void,
+): Detector {
   return {
     name: 'pii',
     version: '1.0.0',
@@ -37,7 +41,11 @@ export function createPiiDetector(ner: ModelEntry | null, dispatcher: ModelDispa
       const windows = windowsOf(input, ner.max_chars);
       // The NER request is queued now; the recognizers run in a microtask, once every detector of the
       // scan has queued its model requests, while the workers infer.
-      const entities = dispatcher.entities(ner.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000);
+      const entities = dispatcher.entities(
+        ner.id,
+        windows.map((w) => w.text),
+        input.deadlineAt ?? Date.now() + 60_000,
+      );
       const nerFound = entities.then(
         (perWindow) => ({ items: nerItems(input, windows, perWindow), note: undefined }),
         (err: unknown) => {
@@ -64,7 +72,13 @@ function nerItems(input: DetectorInput, windows: { start: number }[], perWindow:
       // Overlapping windows see the same entity twice.
       if (seen.has(key)) continue;
       seen.add(key);
-      items.push({ text: input.text.original.slice(span[0], span[1]), label: e.label, confidence: round(e.confidence), source: 'ner', span });
+      items.push({
+        text: input.text.original.slice(span[0], span[1]),
+        label: e.label,
+        confidence: round(e.confidence),
+        source: 'ner',
+        span,
+      });
     }
   });
   return items;
@@ -72,7 +86,9 @@ function nerItems(input: DetectorInput, windows: { start: number }[], perWindow:
 
 function finish(regexItems: FindingItem[], nerFound: FindingItem[], note?: string): DetectorResult {
   const overlaps = (a: FindingItem, b: FindingItem) => a.span[0] < b.span[1] && b.span[0] < a.span[1];
-  const items = [...regexItems, ...nerFound.filter((n) => !regexItems.some((r) => overlaps(r, n)))].sort((a, b) => a.span[0] - b.span[0] || a.span[1] - b.span[1]);
+  const items = [...regexItems, ...nerFound.filter((n) => !regexItems.some((r) => overlaps(r, n)))].sort(
+    (a, b) => a.span[0] - b.span[0] || a.span[1] - b.span[1],
+  );
   const score = items.reduce((m, i) => Math.max(m, i.confidence), 0);
   return { detector: 'pii', score, items, ...(note ? { note } : {}) };
 }

@@ -32,7 +32,8 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
 
   // The accurate model may be an ensemble with the fast one (manifest `combine`); it is then scored here too.
   const combineWithFast = accurate?.combine?.with === fastEntry.id && accurate.combine.method === 'mean';
-  if (accurate?.combine && !combineWithFast) throw new Error(`model ${accurate.id}: unsupported combine ${JSON.stringify(accurate.combine)}`);
+  if (accurate?.combine && !combineWithFast)
+    throw new Error(`model ${accurate.id}: unsupported combine ${JSON.stringify(accurate.combine)}`);
   const scoreFast = (input: DetectorInput, views: TextView[]): [Window[], number[]] => {
     const windows = windowsOf(input, fastEntry.max_chars, views);
     return [windows, windows.map((w) => deps.fast.score(w.text))];
@@ -43,7 +44,9 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   return {
     name: 'prompt_injection',
     version: '1.0.0',
-    model: accurate ? `${accurate.id}@${accurate.version} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)` : `${fastEntry.id}@${fastEntry.version}`,
+    model: accurate
+      ? `${accurate.id}@${accurate.version} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)`
+      : `${fastEntry.id}@${fastEntry.version}`,
     kind: 'score',
     category: 'prompt_injection',
     surfaces: ALL_SURFACES,
@@ -58,27 +61,44 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
       }
       const windows = windowsOf(input, accurate.max_chars, views);
       const source = `model:${accurate.id}@${accurate.version}`;
-      return deps.dispatcher.classify(accurate.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000).then(
-        (scores) => {
-          const top = best(windows, scores);
-          if (!combineWithFast) return finding(input, top, source, defaultThresholds);
-          // The manifest's thresholds apply to the mean of the two models' scores (each the max over its own windows).
-          const fastTop = best(...scoreFast(input, views));
-          const score = (top.score + fastTop.score) / 2;
-          const window = fastTop.score > top.score ? fastTop.window : top.window;
-          return finding(input, { score, window }, `${source}+${fastEntry.id}@${fastEntry.version}`, defaultThresholds);
-        },
-        (err: unknown) => {
-          if (!(err instanceof ModelUnavailableError)) throw err;
-          deps.onFallback?.(err.reason);
-          return runFast(input, views, `fallback_from=accurate;reason=${err.reason}`);
-        },
-      );
+      return deps.dispatcher
+        .classify(
+          accurate.id,
+          windows.map((w) => w.text),
+          input.deadlineAt ?? Date.now() + 60_000,
+        )
+        .then(
+          (scores) => {
+            const top = best(windows, scores);
+            if (!combineWithFast) return finding(input, top, source, defaultThresholds);
+            // The manifest's thresholds apply to the mean of the two models' scores (each the max over its own windows).
+            const fastTop = best(...scoreFast(input, views));
+            const score = (top.score + fastTop.score) / 2;
+            const window = fastTop.score > top.score ? fastTop.window : top.window;
+            return finding(
+              input,
+              { score, window },
+              `${source}+${fastEntry.id}@${fastEntry.version}`,
+              defaultThresholds,
+            );
+          },
+          (err: unknown) => {
+            if (!(err instanceof ModelUnavailableError)) throw err;
+            deps.onFallback?.(err.reason);
+            return runFast(input, views, `fallback_from=accurate;reason=${err.reason}`);
+          },
+        );
     },
   };
 }
 
-function finding(input: DetectorInput, { score, window }: { score: number; window: Window | null }, source: string, thresholds: Thresholds, note?: string): DetectorResult {
+function finding(
+  input: DetectorInput,
+  { score, window }: { score: number; window: Window | null },
+  source: string,
+  thresholds: Thresholds,
+  note?: string,
+): DetectorResult {
   const items = window && score > thresholds.warn_above ? [itemFor(input, window, LABEL, score, source)] : [];
   return { detector: 'prompt_injection', score, items, thresholds, ...(note ? { note } : {}) };
 }

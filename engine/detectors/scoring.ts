@@ -32,7 +32,8 @@ export function windowsOf(input: DetectorInput, maxChars: number, views: readonl
     end: c.end,
   }));
   for (const v of views) {
-    for (const c of chunkRanges(v.text, maxChars, CHUNK_OVERLAP)) out.push({ text: v.text.slice(c.start, c.end), start: v.start, end: v.end, view: v.encoding });
+    for (const c of chunkRanges(v.text, maxChars, CHUNK_OVERLAP))
+      out.push({ text: v.text.slice(c.start, c.end), start: v.start, end: v.end, view: v.encoding });
   }
   return out;
 }
@@ -52,7 +53,13 @@ export function best(windows: readonly Window[], scores: readonly number[]): { s
 }
 
 /** A finding item over a window, in original offsets. */
-export function itemFor(input: DetectorInput, window: Window, label: string, confidence: number, source: string): FindingItem {
+export function itemFor(
+  input: DetectorInput,
+  window: Window,
+  label: string,
+  confidence: number,
+  source: string,
+): FindingItem {
   const span = input.text.toOriginal(window.start, window.end);
   return {
     text: input.text.original.slice(span[0], span[1]),

@@ -11,7 +11,15 @@ import { frameworksFor } from '../frameworks.ts';
 
 export type PathSeverity = 'critical' | 'high' | 'medium' | 'low';
 export type PathOs = 'linux' | 'windows' | 'macos' | 'any';
-export type PathCategory = 'system_file' | 'ssh_key' | 'env_file' | 'cloud_credentials' | 'secret_file' | 'config_file' | 'shell_history' | 'path_traversal';
+export type PathCategory =
+  | 'system_file'
+  | 'ssh_key'
+  | 'env_file'
+  | 'cloud_credentials'
+  | 'secret_file'
+  | 'config_file'
+  | 'shell_history'
+  | 'path_traversal';
 export type DetectionType = 'exact_path' | 'filename' | 'traversal' | 'extension';
 
 /** A finding item plus the rule's explanation (FindingItem has no room for these). */
@@ -57,7 +65,8 @@ const BAK = String.raw`(?:\.(?:bak|old|orig|save|swp|backup|tmp|\d))?`;
 const ETC = String.raw`(?:${S}|(?<![\w.-]))etc${S}`;
 
 /** Key-file stems worth reporting without a directory (`this.key` in code is a property, not a file). */
-const KEY_STEMS = /(?:^|[\\/_.-])(?:private|privkey|priv|server|client|ssl|tls|cert|certificate|domain|localhost|signing|secret|rsa|ecdsa|ed25519|host|ca|root|master|jwt|pgp|gpg|ssh)[\w.-]*\.key/i;
+const KEY_STEMS =
+  /(?:^|[\\/_.-])(?:private|privkey|priv|server|client|ssl|tls|cert|certificate|domain|localhost|signing|secret|rsa|ecdsa|ed25519|host|ca|root|master|jwt|pgp|gpg|ssh)[\w.-]*\.key/i;
 
 function r(
   id: string,
@@ -70,82 +79,549 @@ function r(
   reason: string,
   extra: Partial<Pick<PathRule, 'bare' | 'extendRight' | 'accept'>> = {},
 ): PathRule {
-  return { id, re: new RegExp(pattern, 'gi'), triggers: typeof triggers === 'string' ? [triggers] : triggers, category, severity, os, type, reason, ...extra };
+  return {
+    id,
+    re: new RegExp(pattern, 'gi'),
+    triggers: typeof triggers === 'string' ? [triggers] : triggers,
+    category,
+    severity,
+    os,
+    type,
+    reason,
+    ...extra,
+  };
 }
 
 const RULES: readonly PathRule[] = [
   // Unix system files.
-  r('etc_shadow', `${ETC}(?:g?shadow|master\\.passwd|security${S}opasswd)${BAK}${E}`, 'etc', 'system_file', 'critical', 'linux', 'exact_path', 'password hashes of local accounts'),
-  r('etc_passwd', `${ETC}passwd${BAK}${E}`, 'passwd', 'system_file', 'high', 'linux', 'exact_path', 'local account list; the classic file-read probe'),
-  r('etc_sudoers', `${ETC}sudoers(?:\\.d)?${E}`, 'sudoers', 'system_file', 'high', 'linux', 'exact_path', 'privilege escalation rules'),
-  r('etc_group', `${ETC}(?:group|hosts)${E}`, 'etc', 'system_file', 'low', 'linux', 'exact_path', 'system reconnaissance'),
-  r('etc_ssh_host_key', `${ETC}ssh${S}ssh_host_\\w{1,20}_key${E}`, 'ssh_host', 'ssh_key', 'critical', 'linux', 'exact_path', 'SSH server private host key'),
-  r('proc_environ', `(?<![\\w.-])${S}?proc${S}(?:self|thread-self|\\d{1,7})${S}(?:environ|mem)${E}`, 'proc', 'system_file', 'critical', 'linux', 'exact_path', 'process environment or memory: leaks secrets in env variables'),
-  r('proc_other', `(?<![\\w.-])${S}?proc${S}(?:self|thread-self|\\d{1,7})${S}(?:cmdline|maps|fd|cwd|root|status)${E}`, 'proc', 'system_file', 'medium', 'linux', 'exact_path', 'process introspection'),
-  r('proc_kcore', `(?<![\\w.-])${S}proc${S}kcore${E}`, 'kcore', 'system_file', 'high', 'linux', 'exact_path', 'kernel memory image'),
-  r('root_home', `(?<![\\w.~$-])/root(?=/|\\\\|$|[\\s'"\`,;)\\]])`, '/root', 'system_file', 'medium', 'linux', 'exact_path', "the superuser's home directory", { extendRight: true }),
-  r('k8s_sa_token', `serviceaccount${S}(?:token|ca\\.crt|namespace)${E}`, 'serviceaccount', 'cloud_credentials', 'critical', 'linux', 'exact_path', 'Kubernetes service-account token'),
+  r(
+    'etc_shadow',
+    `${ETC}(?:g?shadow|master\\.passwd|security${S}opasswd)${BAK}${E}`,
+    'etc',
+    'system_file',
+    'critical',
+    'linux',
+    'exact_path',
+    'password hashes of local accounts',
+  ),
+  r(
+    'etc_passwd',
+    `${ETC}passwd${BAK}${E}`,
+    'passwd',
+    'system_file',
+    'high',
+    'linux',
+    'exact_path',
+    'local account list; the classic file-read probe',
+  ),
+  r(
+    'etc_sudoers',
+    `${ETC}sudoers(?:\\.d)?${E}`,
+    'sudoers',
+    'system_file',
+    'high',
+    'linux',
+    'exact_path',
+    'privilege escalation rules',
+  ),
+  r(
+    'etc_group',
+    `${ETC}(?:group|hosts)${E}`,
+    'etc',
+    'system_file',
+    'low',
+    'linux',
+    'exact_path',
+    'system reconnaissance',
+  ),
+  r(
+    'etc_ssh_host_key',
+    `${ETC}ssh${S}ssh_host_\\w{1,20}_key${E}`,
+    'ssh_host',
+    'ssh_key',
+    'critical',
+    'linux',
+    'exact_path',
+    'SSH server private host key',
+  ),
+  r(
+    'proc_environ',
+    `(?<![\\w.-])${S}?proc${S}(?:self|thread-self|\\d{1,7})${S}(?:environ|mem)${E}`,
+    'proc',
+    'system_file',
+    'critical',
+    'linux',
+    'exact_path',
+    'process environment or memory: leaks secrets in env variables',
+  ),
+  r(
+    'proc_other',
+    `(?<![\\w.-])${S}?proc${S}(?:self|thread-self|\\d{1,7})${S}(?:cmdline|maps|fd|cwd|root|status)${E}`,
+    'proc',
+    'system_file',
+    'medium',
+    'linux',
+    'exact_path',
+    'process introspection',
+  ),
+  r(
+    'proc_kcore',
+    `(?<![\\w.-])${S}proc${S}kcore${E}`,
+    'kcore',
+    'system_file',
+    'high',
+    'linux',
+    'exact_path',
+    'kernel memory image',
+  ),
+  r(
+    'root_home',
+    `(?<![\\w.~$-])/root(?=/|\\\\|$|[\\s'"\`,;)\\]])`,
+    '/root',
+    'system_file',
+    'medium',
+    'linux',
+    'exact_path',
+    "the superuser's home directory",
+    { extendRight: true },
+  ),
+  r(
+    'k8s_sa_token',
+    `serviceaccount${S}(?:token|ca\\.crt|namespace)${E}`,
+    'serviceaccount',
+    'cloud_credentials',
+    'critical',
+    'linux',
+    'exact_path',
+    'Kubernetes service-account token',
+  ),
   // macOS.
-  r('macos_private_etc', `private${S}etc${S}(?:master\\.passwd|sudoers|passwd|shadow)${E}`, 'private', 'system_file', 'high', 'macos', 'exact_path', 'macOS account database'),
-  r('macos_master_passwd', `master\\.passwd${E}`, 'master.passwd', 'system_file', 'critical', 'macos', 'filename', 'BSD/macOS shadow password file', { bare: 'high' }),
-  r('macos_dslocal', `var${S}db${S}dslocal${S}nodes`, 'dslocal', 'system_file', 'critical', 'macos', 'exact_path', 'macOS local directory service: password hashes', { extendRight: true }),
-  r('macos_keychain', `(?:Library${S}Keychains|${B}[\\w-]{1,40}\\.keychain(?:-db)?${E})`, ['keychain'], 'secret_file', 'critical', 'macos', 'exact_path', 'macOS keychain: stored passwords and keys', { extendRight: true }),
+  r(
+    'macos_private_etc',
+    `private${S}etc${S}(?:master\\.passwd|sudoers|passwd|shadow)${E}`,
+    'private',
+    'system_file',
+    'high',
+    'macos',
+    'exact_path',
+    'macOS account database',
+  ),
+  r(
+    'macos_master_passwd',
+    `master\\.passwd${E}`,
+    'master.passwd',
+    'system_file',
+    'critical',
+    'macos',
+    'filename',
+    'BSD/macOS shadow password file',
+    { bare: 'high' },
+  ),
+  r(
+    'macos_dslocal',
+    `var${S}db${S}dslocal${S}nodes`,
+    'dslocal',
+    'system_file',
+    'critical',
+    'macos',
+    'exact_path',
+    'macOS local directory service: password hashes',
+    { extendRight: true },
+  ),
+  r(
+    'macos_keychain',
+    `(?:Library${S}Keychains|${B}[\\w-]{1,40}\\.keychain(?:-db)?${E})`,
+    ['keychain'],
+    'secret_file',
+    'critical',
+    'macos',
+    'exact_path',
+    'macOS keychain: stored passwords and keys',
+    { extendRight: true },
+  ),
   // Windows.
-  r('win_sam', `(?<![\\w-])(?:system32${S}config|windows${S}repair)${S}(?:sam|system|security)(?:\\.(?:sav|bak|old))?${E}`, ['system32', 'repair'], 'system_file', 'critical', 'windows', 'exact_path', 'Windows registry hives with password hashes'),
-  r('win_ntds', `${B}ntds\\.dit${E}`, 'ntds', 'system_file', 'critical', 'windows', 'filename', 'Active Directory database: every domain hash'),
-  r('win_ini', `(?:windows${S}win\\.ini|${B}boot\\.ini)${E}`, ['win.ini', 'boot.ini'], 'system_file', 'low', 'windows', 'exact_path', 'the classic Windows file-read probe'),
-  r('win_unattend', `${B}(?:auto)?(?:unattend|sysprep)\\.(?:xml|inf)${E}`, ['unattend', 'sysprep'], 'secret_file', 'high', 'windows', 'filename', 'unattended-install answers: local admin password'),
-  r('win_cred_store', `AppData${S}(?:Roaming|Local)${S}Microsoft${S}(?:Credentials|Protect|Vault)`, 'appdata', 'secret_file', 'critical', 'windows', 'exact_path', 'Windows Credential Manager / DPAPI store', { extendRight: true }),
-  r('browser_store', `(?:User Data${S}[\\w ]{1,30}${S}(?:Login Data|Cookies|Web Data)|${B}(?:logins\\.json|key[34]\\.db)${E})`, ['user data', 'logins.json', 'key3.db', 'key4.db'], 'secret_file', 'critical', 'any', 'exact_path', 'browser saved passwords or cookies', { bare: 'high' }),
+  r(
+    'win_sam',
+    `(?<![\\w-])(?:system32${S}config|windows${S}repair)${S}(?:sam|system|security)(?:\\.(?:sav|bak|old))?${E}`,
+    ['system32', 'repair'],
+    'system_file',
+    'critical',
+    'windows',
+    'exact_path',
+    'Windows registry hives with password hashes',
+  ),
+  r(
+    'win_ntds',
+    `${B}ntds\\.dit${E}`,
+    'ntds',
+    'system_file',
+    'critical',
+    'windows',
+    'filename',
+    'Active Directory database: every domain hash',
+  ),
+  r(
+    'win_ini',
+    `(?:windows${S}win\\.ini|${B}boot\\.ini)${E}`,
+    ['win.ini', 'boot.ini'],
+    'system_file',
+    'low',
+    'windows',
+    'exact_path',
+    'the classic Windows file-read probe',
+  ),
+  r(
+    'win_unattend',
+    `${B}(?:auto)?(?:unattend|sysprep)\\.(?:xml|inf)${E}`,
+    ['unattend', 'sysprep'],
+    'secret_file',
+    'high',
+    'windows',
+    'filename',
+    'unattended-install answers: local admin password',
+  ),
+  r(
+    'win_cred_store',
+    `AppData${S}(?:Roaming|Local)${S}Microsoft${S}(?:Credentials|Protect|Vault)`,
+    'appdata',
+    'secret_file',
+    'critical',
+    'windows',
+    'exact_path',
+    'Windows Credential Manager / DPAPI store',
+    { extendRight: true },
+  ),
+  r(
+    'browser_store',
+    `(?:User Data${S}[\\w ]{1,30}${S}(?:Login Data|Cookies|Web Data)|${B}(?:logins\\.json|key[34]\\.db)${E})`,
+    ['user data', 'logins.json', 'key3.db', 'key4.db'],
+    'secret_file',
+    'critical',
+    'any',
+    'exact_path',
+    'browser saved passwords or cookies',
+    { bare: 'high' },
+  ),
   // SSH keys.
-  r('ssh_private_key', `${B}id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?${BAK}${E}`, 'id_', 'ssh_key', 'critical', 'any', 'filename', 'SSH private key', { bare: 'high' }),
+  r(
+    'ssh_private_key',
+    `${B}id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?${BAK}${E}`,
+    'id_',
+    'ssh_key',
+    'critical',
+    'any',
+    'filename',
+    'SSH private key',
+    { bare: 'high' },
+  ),
   r('ssh_ppk', `(?<=[\\w-])\\.ppk${E}`, '.ppk', 'ssh_key', 'critical', 'any', 'extension', 'PuTTY private key'),
-  r('ssh_authorized_keys', `${B}authorized_keys2?${E}`, 'authorized_keys', 'ssh_key', 'high', 'any', 'filename', 'SSH access list: writing it grants persistent access'),
-  r('ssh_known_hosts', `${B}known_hosts${E}`, 'known_hosts', 'ssh_key', 'medium', 'any', 'filename', 'SSH host list: reveals internal hosts'),
-  r('ssh_dir', `(?<![\\w-])\\.ssh(?:${S}config)?(?![\\w-])`, '.ssh', 'ssh_key', 'medium', 'any', 'exact_path', 'SSH configuration directory', { extendRight: true, bare: 'low' }),
-  r('ssh_public_key', `${B}id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\\.pub${E}`, '.pub', 'ssh_key', 'low', 'any', 'filename', 'SSH public key'),
+  r(
+    'ssh_authorized_keys',
+    `${B}authorized_keys2?${E}`,
+    'authorized_keys',
+    'ssh_key',
+    'high',
+    'any',
+    'filename',
+    'SSH access list: writing it grants persistent access',
+  ),
+  r(
+    'ssh_known_hosts',
+    `${B}known_hosts${E}`,
+    'known_hosts',
+    'ssh_key',
+    'medium',
+    'any',
+    'filename',
+    'SSH host list: reveals internal hosts',
+  ),
+  r(
+    'ssh_dir',
+    `(?<![\\w-])\\.ssh(?:${S}config)?(?![\\w-])`,
+    '.ssh',
+    'ssh_key',
+    'medium',
+    'any',
+    'exact_path',
+    'SSH configuration directory',
+    { extendRight: true, bare: 'low' },
+  ),
+  r(
+    'ssh_public_key',
+    `${B}id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\\.pub${E}`,
+    '.pub',
+    'ssh_key',
+    'low',
+    'any',
+    'filename',
+    'SSH public key',
+  ),
   // Environment files.
-  r('env_file', `(?<![\\w.$-])\\.env(?:\\.(?:local|dev|development|prod|production|staging|stage|test|testing|ci))?(?:\\.local)?${BAK}${E}`, '.env', 'env_file', 'high', 'any', 'filename', 'environment file: API keys and database passwords'),
-  r('env_example', `(?<![\\w.$-])\\.env\\.(?:example|sample|template|dist|defaults)${E}`, '.env', 'env_file', 'low', 'any', 'filename', 'environment template (usually no real secrets)'),
-  r('envrc', `(?<![\\w.$-])\\.envrc${E}`, '.envrc', 'env_file', 'medium', 'any', 'filename', 'direnv file: exported variables'),
+  r(
+    'env_file',
+    `(?<![\\w.$-])\\.env(?:\\.(?:local|dev|development|prod|production|staging|stage|test|testing|ci))?(?:\\.local)?${BAK}${E}`,
+    '.env',
+    'env_file',
+    'high',
+    'any',
+    'filename',
+    'environment file: API keys and database passwords',
+  ),
+  r(
+    'env_example',
+    `(?<![\\w.$-])\\.env\\.(?:example|sample|template|dist|defaults)${E}`,
+    '.env',
+    'env_file',
+    'low',
+    'any',
+    'filename',
+    'environment template (usually no real secrets)',
+  ),
+  r(
+    'envrc',
+    `(?<![\\w.$-])\\.envrc${E}`,
+    '.envrc',
+    'env_file',
+    'medium',
+    'any',
+    'filename',
+    'direnv file: exported variables',
+  ),
   // Cloud credentials.
-  r('aws_credentials', `\\.aws${S}credentials${E}`, '.aws', 'cloud_credentials', 'critical', 'any', 'exact_path', 'AWS access keys'),
-  r('aws_config', `\\.aws${S}config${E}`, '.aws', 'cloud_credentials', 'medium', 'any', 'exact_path', 'AWS CLI profiles, roles and SSO settings'),
-  r('aws_dir', `(?<![\\w-])\\.aws(?=${S})`, '.aws', 'cloud_credentials', 'medium', 'any', 'exact_path', 'AWS CLI configuration', { extendRight: true }),
-  r('gcloud_dir', `\\.config${S}gcloud`, 'gcloud', 'cloud_credentials', 'high', 'any', 'exact_path', 'Google Cloud SDK configuration and tokens', { extendRight: true }),
-  r('gcloud_creds', `(?:${B}application_default_credentials\\.json|gcloud${S}(?:credentials\\.db|access_tokens\\.db|legacy_credentials))${E}`, ['application_default', 'gcloud'], 'cloud_credentials', 'critical', 'any', 'exact_path', 'Google Cloud credentials'),
-  r('azure_dir', `(?<![\\w-])\\.azure(?=${S})`, '.azure', 'cloud_credentials', 'high', 'any', 'exact_path', 'Azure CLI profile and tokens', { extendRight: true }),
-  r('azure_tokens', `${B}(?:accessTokens\\.json|msal_token_cache\\.(?:json|bin))${E}`, ['accesstokens', 'msal_token'], 'cloud_credentials', 'critical', 'any', 'filename', 'Azure access tokens'),
-  r('kube_config', `\\.kube${S}config${E}`, '.kube', 'cloud_credentials', 'critical', 'any', 'exact_path', 'Kubernetes cluster credentials'),
-  r('cloud_misc', `${B}(?:\\.boto|\\.s3cfg|credentials\\.tfrc\\.json)${E}`, ['.boto', '.s3cfg', 'tfrc'], 'cloud_credentials', 'high', 'any', 'filename', 'cloud CLI credentials'),
+  r(
+    'aws_credentials',
+    `\\.aws${S}credentials${E}`,
+    '.aws',
+    'cloud_credentials',
+    'critical',
+    'any',
+    'exact_path',
+    'AWS access keys',
+  ),
+  r(
+    'aws_config',
+    `\\.aws${S}config${E}`,
+    '.aws',
+    'cloud_credentials',
+    'medium',
+    'any',
+    'exact_path',
+    'AWS CLI profiles, roles and SSO settings',
+  ),
+  r(
+    'aws_dir',
+    `(?<![\\w-])\\.aws(?=${S})`,
+    '.aws',
+    'cloud_credentials',
+    'medium',
+    'any',
+    'exact_path',
+    'AWS CLI configuration',
+    { extendRight: true },
+  ),
+  r(
+    'gcloud_dir',
+    `\\.config${S}gcloud`,
+    'gcloud',
+    'cloud_credentials',
+    'high',
+    'any',
+    'exact_path',
+    'Google Cloud SDK configuration and tokens',
+    { extendRight: true },
+  ),
+  r(
+    'gcloud_creds',
+    `(?:${B}application_default_credentials\\.json|gcloud${S}(?:credentials\\.db|access_tokens\\.db|legacy_credentials))${E}`,
+    ['application_default', 'gcloud'],
+    'cloud_credentials',
+    'critical',
+    'any',
+    'exact_path',
+    'Google Cloud credentials',
+  ),
+  r(
+    'azure_dir',
+    `(?<![\\w-])\\.azure(?=${S})`,
+    '.azure',
+    'cloud_credentials',
+    'high',
+    'any',
+    'exact_path',
+    'Azure CLI profile and tokens',
+    { extendRight: true },
+  ),
+  r(
+    'azure_tokens',
+    `${B}(?:accessTokens\\.json|msal_token_cache\\.(?:json|bin))${E}`,
+    ['accesstokens', 'msal_token'],
+    'cloud_credentials',
+    'critical',
+    'any',
+    'filename',
+    'Azure access tokens',
+  ),
+  r(
+    'kube_config',
+    `\\.kube${S}config${E}`,
+    '.kube',
+    'cloud_credentials',
+    'critical',
+    'any',
+    'exact_path',
+    'Kubernetes cluster credentials',
+  ),
+  r(
+    'cloud_misc',
+    `${B}(?:\\.boto|\\.s3cfg|credentials\\.tfrc\\.json)${E}`,
+    ['.boto', '.s3cfg', 'tfrc'],
+    'cloud_credentials',
+    'high',
+    'any',
+    'filename',
+    'cloud CLI credentials',
+  ),
   // Other secrets.
-  r('secret_critical', `${B}(?:\\.netrc|_netrc|\\.git-credentials|\\.pgpass|\\.vault-token)${BAK}${E}`, ['netrc', 'git-credentials', 'pgpass', 'vault-token'], 'secret_file', 'critical', 'any', 'filename', 'plaintext credentials'),
-  r('secret_high', `${B}(?:\\.npmrc|\\.pypirc|\\.yarnrc\\.yml|\\.htpasswd|\\.my\\.cnf|terraform\\.tfstate)${BAK}${E}`, ['npmrc', 'pypirc', 'yarnrc', 'htpasswd', 'my.cnf', 'tfstate'], 'secret_file', 'high', 'any', 'filename', 'registry tokens or service passwords'),
-  r('docker_config', `\\.docker${S}config\\.json${E}`, '.docker', 'secret_file', 'high', 'any', 'exact_path', 'Docker registry credentials'),
-  r('gnupg', `(?<![\\w-])\\.gnupg(?:${S}(?:private-keys-v1\\.d|secring\\.gpg))?`, '.gnupg', 'secret_file', 'high', 'any', 'exact_path', 'GnuPG private keyring', { extendRight: true }),
-  r('cloud_json_creds', `${B}(?:credentials|client_secrets?(?:_[\\w-]{1,80})?|service[-_]?account[\\w-]{0,60})\\.json${E}`, ['credentials.json', 'client_secret', 'account'], 'secret_file', 'high', 'any', 'filename', 'OAuth client or service-account key'),
-  r('rails_master_key', `config${S}(?:master\\.key|credentials${S}[\\w-]{1,30}\\.key)${E}`, 'config', 'secret_file', 'critical', 'any', 'exact_path', 'Rails credentials key'),
-  r('key_material', `(?<=[\\w-])\\.(?:pem|p12|pfx|kdbx)${E}`, ['.pem', '.p12', '.pfx', '.kdbx'], 'secret_file', 'high', 'any', 'extension', 'private key, certificate bundle or password database'),
-  r('key_file', `(?<=[\\w-])\\.key${E}`, '.key', 'secret_file', 'high', 'any', 'extension', 'private key file', { accept: (t) => /[\\/]/.test(t) || KEY_STEMS.test(t) }),
-  r('keystore', `(?<=[\\w-])\\.(?:jks|keystore)${E}`, ['.jks', '.keystore'], 'secret_file', 'medium', 'any', 'extension', 'Java keystore'),
+  r(
+    'secret_critical',
+    `${B}(?:\\.netrc|_netrc|\\.git-credentials|\\.pgpass|\\.vault-token)${BAK}${E}`,
+    ['netrc', 'git-credentials', 'pgpass', 'vault-token'],
+    'secret_file',
+    'critical',
+    'any',
+    'filename',
+    'plaintext credentials',
+  ),
+  r(
+    'secret_high',
+    `${B}(?:\\.npmrc|\\.pypirc|\\.yarnrc\\.yml|\\.htpasswd|\\.my\\.cnf|terraform\\.tfstate)${BAK}${E}`,
+    ['npmrc', 'pypirc', 'yarnrc', 'htpasswd', 'my.cnf', 'tfstate'],
+    'secret_file',
+    'high',
+    'any',
+    'filename',
+    'registry tokens or service passwords',
+  ),
+  r(
+    'docker_config',
+    `\\.docker${S}config\\.json${E}`,
+    '.docker',
+    'secret_file',
+    'high',
+    'any',
+    'exact_path',
+    'Docker registry credentials',
+  ),
+  r(
+    'gnupg',
+    `(?<![\\w-])\\.gnupg(?:${S}(?:private-keys-v1\\.d|secring\\.gpg))?`,
+    '.gnupg',
+    'secret_file',
+    'high',
+    'any',
+    'exact_path',
+    'GnuPG private keyring',
+    { extendRight: true },
+  ),
+  r(
+    'cloud_json_creds',
+    `${B}(?:credentials|client_secrets?(?:_[\\w-]{1,80})?|service[-_]?account[\\w-]{0,60})\\.json${E}`,
+    ['credentials.json', 'client_secret', 'account'],
+    'secret_file',
+    'high',
+    'any',
+    'filename',
+    'OAuth client or service-account key',
+  ),
+  r(
+    'rails_master_key',
+    `config${S}(?:master\\.key|credentials${S}[\\w-]{1,30}\\.key)${E}`,
+    'config',
+    'secret_file',
+    'critical',
+    'any',
+    'exact_path',
+    'Rails credentials key',
+  ),
+  r(
+    'key_material',
+    `(?<=[\\w-])\\.(?:pem|p12|pfx|kdbx)${E}`,
+    ['.pem', '.p12', '.pfx', '.kdbx'],
+    'secret_file',
+    'high',
+    'any',
+    'extension',
+    'private key, certificate bundle or password database',
+  ),
+  r('key_file', `(?<=[\\w-])\\.key${E}`, '.key', 'secret_file', 'high', 'any', 'extension', 'private key file', {
+    accept: (t) => /[\\/]/.test(t) || KEY_STEMS.test(t),
+  }),
+  r(
+    'keystore',
+    `(?<=[\\w-])\\.(?:jks|keystore)${E}`,
+    ['.jks', '.keystore'],
+    'secret_file',
+    'medium',
+    'any',
+    'extension',
+    'Java keystore',
+  ),
   // Configuration files.
-  r('config_high', `${B}(?:wp-config\\.php|database\\.yml|web\\.config|LocalSettings\\.php|tomcat-users\\.xml|secrets\\.yml)${BAK}${E}`, ['wp-config', 'database.yml', 'web.config', 'localsettings', 'tomcat-users', 'secrets.yml'], 'config_file', 'high', 'any', 'filename', 'application config with database or admin credentials'),
-  r('config_medium', `${B}(?:(?:nginx|httpd|apache2|lighttpd|haproxy)\\.conf|settings\\.py|local_settings\\.py|appsettings(?:\\.[\\w-]{1,30})?\\.json|\\.htaccess|sshd?_config|my\\.cnf)${BAK}${E}`, ['.conf', 'settings', '.htaccess', '_config', 'my.cnf'], 'config_file', 'medium', 'any', 'filename', 'server or application configuration'),
-  r('git_config', `\\.git${S}config${E}`, '.git', 'config_file', 'medium', 'any', 'exact_path', 'repository config: remote URLs may embed tokens'),
+  r(
+    'config_high',
+    `${B}(?:wp-config\\.php|database\\.yml|web\\.config|LocalSettings\\.php|tomcat-users\\.xml|secrets\\.yml)${BAK}${E}`,
+    ['wp-config', 'database.yml', 'web.config', 'localsettings', 'tomcat-users', 'secrets.yml'],
+    'config_file',
+    'high',
+    'any',
+    'filename',
+    'application config with database or admin credentials',
+  ),
+  r(
+    'config_medium',
+    `${B}(?:(?:nginx|httpd|apache2|lighttpd|haproxy)\\.conf|settings\\.py|local_settings\\.py|appsettings(?:\\.[\\w-]{1,30})?\\.json|\\.htaccess|sshd?_config|my\\.cnf)${BAK}${E}`,
+    ['.conf', 'settings', '.htaccess', '_config', 'my.cnf'],
+    'config_file',
+    'medium',
+    'any',
+    'filename',
+    'server or application configuration',
+  ),
+  r(
+    'git_config',
+    `\\.git${S}config${E}`,
+    '.git',
+    'config_file',
+    'medium',
+    'any',
+    'exact_path',
+    'repository config: remote URLs may embed tokens',
+  ),
   r('php_ini', `${B}php\\.ini${E}`, 'php.ini', 'config_file', 'low', 'any', 'filename', 'PHP runtime configuration'),
   // Shell history.
-  r('shell_history', `${B}(?:\\.(?:bash|zsh|sh|python|mysql|psql|node_repl|sqlite|rediscli)_history|\\.zhistory|fish_history|ConsoleHost_history\\.txt)${E}`, ['history'], 'shell_history', 'high', 'any', 'filename', 'command history: typed passwords and tokens'),
+  r(
+    'shell_history',
+    `${B}(?:\\.(?:bash|zsh|sh|python|mysql|psql|node_repl|sqlite|rediscli)_history|\\.zhistory|fish_history|ConsoleHost_history\\.txt)${E}`,
+    ['history'],
+    'shell_history',
+    'high',
+    'any',
+    'filename',
+    'command history: typed passwords and tokens',
+  ),
 ];
 
 // `..` (plain, %-encoded, double-encoded, overlong UTF-8, or the `....//` filter bypass) then a separator.
-const TRAVERSAL_RE = /(?:(?:\.\.\.\.|\.\.|%2e%2e|\.%2e|%2e\.|%252e%252e|%c0%ae%c0%ae)(?:[\\/]{1,2}|%2f|%5c|%252f|%255c|%c0%af|%c1%9c)){1,64}/gi;
+const TRAVERSAL_RE =
+  /(?:(?:\.\.\.\.|\.\.|%2e%2e|\.%2e|%2e\.|%252e%252e|%c0%ae%c0%ae)(?:[\\/]{1,2}|%2f|%5c|%252f|%255c|%c0%af|%c1%9c)){1,64}/gi;
 const ENCODED_TRAVERSAL = /%(?:2e|2f|5c|25|c0|c1)/i;
 const TRAVERSAL_TRIGGERS = ['..', '%2e', '%c0'];
 
 // Characters a path token is made of; the match grows over them (bounded) to show the whole path.
 // A lookup table, not a regex: growing runs once per character of every matched path.
 const PATH_CHAR = new Uint8Array(128);
-for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.~%$:\\/+{}@-') PATH_CHAR[c.charCodeAt(0)] = 1;
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.~%$:\\/+{}@-')
+  PATH_CHAR[c.charCodeAt(0)] = 1;
 const isPathChar = (text: string, i: number): boolean => {
   const c = text.charCodeAt(i);
   return c < 128 && PATH_CHAR[c] === 1;
@@ -199,7 +675,9 @@ function traversalSeverity(seq: string): PathSeverity | null {
 }
 
 // All triggers in one alternation (longest first), scanned once: far cheaper than one search each.
-const TRIGGERS = [...new Set([...RULES.flatMap((rule) => rule.triggers), ...TRAVERSAL_TRIGGERS])].sort((a, b) => b.length - a.length);
+const TRIGGERS = [...new Set([...RULES.flatMap((rule) => rule.triggers), ...TRAVERSAL_TRIGGERS])].sort(
+  (a, b) => b.length - a.length,
+);
 const TRIGGER_RE = new RegExp(TRIGGERS.map((t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
 // A trigger found implies every trigger inside it (the scan reports one alternative per position).
 const IMPLIED = new Map(TRIGGERS.map((t) => [t, TRIGGERS.filter((u) => t.includes(u))]));
@@ -304,7 +782,9 @@ function pickBest(candidates: Candidate[]): Candidate[] {
     let j = i + 1;
     let clusterEnd = byStart[i]!.end;
     while (j < byStart.length && byStart[j]!.start < clusterEnd) clusterEnd = Math.max(clusterEnd, byStart[j++]!.end);
-    const ranked = byStart.slice(i, j).sort((a, b) => rank(b) - rank(a) || b.coreLength - a.coreLength || a.start - b.start);
+    const ranked = byStart
+      .slice(i, j)
+      .sort((a, b) => rank(b) - rank(a) || b.coreLength - a.coreLength || a.start - b.start);
     const chosen: Candidate[] = [];
     for (const c of ranked) if (!chosen.some((k) => c.start < k.end && k.start < c.end)) chosen.push(c);
     kept.push(...chosen);
@@ -345,7 +825,13 @@ export const sensitivePathDetector: Detector = {
   thresholds: { warn_above: 0.4, flag_above: 0.6, block_above: 0.85 },
   frameworks: frameworksFor('sensitive_path'),
   detect(input) {
-    const items: FindingItem[] = findSensitivePaths(input).map((m) => ({ text: m.text, label: m.label, confidence: m.confidence, source: m.source, span: m.span }));
+    const items: FindingItem[] = findSensitivePaths(input).map((m) => ({
+      text: m.text,
+      label: m.label,
+      confidence: m.confidence,
+      source: m.source,
+      span: m.span,
+    }));
     const score = items.reduce((max, i) => Math.max(max, i.confidence), 0);
     return { detector: 'sensitive_path', score, items };
   },

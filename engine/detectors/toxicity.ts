@@ -10,7 +10,11 @@ import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
 import { best, itemFor, windowsOf } from './scoring.ts';
 
-export function createToxicityDetector(entry: ModelEntry, dispatcher: ModelDispatcher | null, onUnavailable?: (reason: string) => void): Detector {
+export function createToxicityDetector(
+  entry: ModelEntry,
+  dispatcher: ModelDispatcher | null,
+  onUnavailable?: (reason: string) => void,
+): Detector {
   if (!entry.thresholds) throw new Error(`model ${entry.id} has no thresholds in the manifest`);
   const thresholds = entry.thresholds;
   const source = `model:${entry.id}@${entry.version}`;
@@ -24,10 +28,15 @@ export function createToxicityDetector(entry: ModelEntry, dispatcher: ModelDispa
     thresholds,
     frameworks: frameworksFor('toxicity'),
     async detect(input): Promise<DetectorResult> {
-      if (!dispatcher) return { detector: 'toxicity', score: 0, items: [], note: 'model_unavailable;reason=model_not_loaded' };
+      if (!dispatcher)
+        return { detector: 'toxicity', score: 0, items: [], note: 'model_unavailable;reason=model_not_loaded' };
       const windows = windowsOf(input, entry.max_chars);
       try {
-        const scores = await dispatcher.classify(entry.id, windows.map((w) => w.text), input.deadlineAt ?? Date.now() + 60_000);
+        const scores = await dispatcher.classify(
+          entry.id,
+          windows.map((w) => w.text),
+          input.deadlineAt ?? Date.now() + 60_000,
+        );
         const { score, window } = best(windows, scores);
         const items = window && score > thresholds.warn_above ? [itemFor(input, window, 'toxic', score, source)] : [];
         return { detector: 'toxicity', score, items };

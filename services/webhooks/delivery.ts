@@ -15,7 +15,13 @@ import type { Logger } from '../../lib/logger.ts';
 import { signWebhookPayload } from '../../client/webhook-signature.ts';
 import { withTransaction, type Db } from '../../store/db.ts';
 import * as store from '../../store/webhooks.ts';
-import type { AttemptResult, ClaimedDelivery, DeliveryResponse, NewDelivery, StreakChange } from '../../store/webhooks.ts';
+import type {
+  AttemptResult,
+  ClaimedDelivery,
+  DeliveryResponse,
+  NewDelivery,
+  StreakChange,
+} from '../../store/webhooks.ts';
 import { decryptSecret } from './secrets.ts';
 import { assertConnectedAddressAllowed, safeLookup, type AllowList, type LookupAllWithOptions } from './url-guard.ts';
 
@@ -29,9 +35,20 @@ export const BODY_PREVIEW_BYTES = 1024;
 // Envelope
 
 /** The envelope of one event, serialised once per attempt: `{type, id, created, api_version, data}`. */
-export function envelope(d: Pick<ClaimedDelivery, 'event_type' | 'event_id' | 'event_created' | 'data' | 'scan_id' | 'scan'>, includeContent: boolean, apiVersion: string, now: Date): string {
+export function envelope(
+  d: Pick<ClaimedDelivery, 'event_type' | 'event_id' | 'event_created' | 'data' | 'scan_id' | 'scan'>,
+  includeContent: boolean,
+  apiVersion: string,
+  now: Date,
+): string {
   const data = d.scan_id !== null ? scanEventData(d.scan_id, d.scan, includeContent, now) : (d.data ?? {});
-  return JSON.stringify({ type: d.event_type, id: d.event_id, created: new Date(d.event_created).toISOString(), api_version: apiVersion, data });
+  return JSON.stringify({
+    type: d.event_type,
+    id: d.event_id,
+    created: new Date(d.event_created).toISOString(),
+    api_version: apiVersion,
+    data,
+  });
 }
 
 interface StoredScan {
@@ -62,7 +79,12 @@ interface StoredScan {
  * captured content (only when the scan captured it and it has not expired: content the caller did not
  * let us keep is never stored for webhooks either). The full scan is `GET /v1/scans/{scan_id}`.
  */
-export function scanEventData(scanId: string, stored: Record<string, unknown> | null, includeContent: boolean, now: Date): Record<string, unknown> {
+export function scanEventData(
+  scanId: string,
+  stored: Record<string, unknown> | null,
+  includeContent: boolean,
+  now: Date,
+): Record<string, unknown> {
   if (!stored) return { scan_id: scanId };
   const s = stored as unknown as StoredScan;
   const data: Record<string, unknown> = {
@@ -79,14 +101,21 @@ export function scanEventData(scanId: string, stored: Record<string, unknown> | 
       findings: f.items.length,
       labels: [...new Set(f.items.map((i) => i.label).filter((l): l is string => typeof l === 'string'))],
     })),
-    context: { agent_id: s.agent_id, session_id: s.session_id, mcp_server: s.mcp_server, trace_id: s.trace_id, end_user_id_hash: s.end_user_id_hash },
+    context: {
+      agent_id: s.agent_id,
+      session_id: s.session_id,
+      mcp_server: s.mcp_server,
+      trace_id: s.trace_id,
+      end_user_id_hash: s.end_user_id_hash,
+    },
     content_chars: s.content_chars,
     content_stored: s.content_stored,
     latency_ms: s.latency_ms,
   };
   if (includeContent) {
     data.findings = s.findings;
-    if (s.content !== null && s.content_expires_at !== null && new Date(s.content_expires_at) > now) data.content = s.content;
+    if (s.content !== null && s.content_expires_at !== null && new Date(s.content_expires_at) > now)
+      data.content = s.content;
   }
   return data;
 }
@@ -135,7 +164,9 @@ export class HttpsSender implements Sender {
 
   constructor(private readonly opts: HttpsSenderOptions) {
     this.agent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 256 });
-    this.secureContext = opts.extraCa?.length ? createSecureContext({ ca: [...rootCertificates, ...opts.extraCa] }) : undefined;
+    this.secureContext = opts.extraCa?.length
+      ? createSecureContext({ ca: [...rootCertificates, ...opts.extraCa] })
+      : undefined;
     this.lookup = safeLookup(opts.allow, opts.lookupImpl);
   }
 
@@ -157,13 +188,21 @@ export class HttpsSender implements Sender {
           agent: this.agent,
           lookup: this.lookup,
           ...(this.secureContext ? { secureContext: this.secureContext } : {}),
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'content-firewall-webhooks/1' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'user-agent': 'content-firewall-webhooks/1',
+          },
         });
       } catch (err) {
         finish({ status_code: null, body_preview: '', error: (err as Error).message });
         return;
       }
-      const timer = setTimeout(() => req.destroy(new Error(`timed out after ${this.opts.timeoutMs} ms`)), this.opts.timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new Error(`timed out after ${this.opts.timeoutMs} ms`)),
+        this.opts.timeoutMs,
+      );
       req.on('socket', (socket: TLSSocket) => {
         const check = () => {
           try {
@@ -204,7 +243,10 @@ export class HttpsSender implements Sender {
 
 /** The first BODY_PREVIEW_BYTES bytes as text, without a character cut in half. */
 function preview(bytes: Buffer): string {
-  return bytes.subarray(0, BODY_PREVIEW_BYTES).toString('utf8').replace(/\uFFFD+$/, '');
+  return bytes
+    .subarray(0, BODY_PREVIEW_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 function describeError(err: NodeJS.ErrnoException): string {
@@ -312,7 +354,9 @@ export class DeliveryPump {
       const claimed = await store.claimDueDeliveries(this.deps.db, now, new Date(now.getTime() + this.leaseMs), room);
       for (const d of claimed) {
         const p: Promise<void> = this.attempt(d)
-          .catch((err: Error) => this.deps.logger.error({ err: err.message, delivery_id: d.id }, 'webhook attempt failed unexpectedly'))
+          .catch((err: Error) =>
+            this.deps.logger.error({ err: err.message, delivery_id: d.id }, 'webhook attempt failed unexpectedly'),
+          )
           .finally(() => {
             this.inFlight.delete(p);
             this.deps.metrics?.inFlight(this.inFlight.size);
@@ -335,12 +379,16 @@ export class DeliveryPump {
     }
     const startedAt = clock.now();
     const number = d.status === 'pending' ? 1 : d.attempt + 1;
-    if (d.next_attempt_at) this.deps.metrics?.lag(Math.max(0, (startedAt.getTime() - new Date(d.next_attempt_at).getTime()) / 1000));
+    if (d.next_attempt_at)
+      this.deps.metrics?.lag(Math.max(0, (startedAt.getTime() - new Date(d.next_attempt_at).getTime()) / 1000));
     const out = await this.send(d, d.webhook, startedAt);
     const ok = out.status_code !== null && out.status_code >= 200 && out.status_code < 300;
     const first = d.first_attempt_at ? new Date(d.first_attempt_at) : startedAt;
     const status = ok ? 'succeeded' : number >= MAX_ATTEMPTS ? 'dead_lettered' : 'failed';
-    const response: DeliveryResponse | null = out.status_code === null ? null : { status_code: out.status_code, duration_ms: out.duration_ms, body_preview: out.body_preview };
+    const response: DeliveryResponse | null =
+      out.status_code === null
+        ? null
+        : { status_code: out.status_code, duration_ms: out.duration_ms, body_preview: out.body_preview };
     this.deps.metrics?.attempt(status, out.duration_ms / 1000);
     this.results.push({
       streak: ok ? 'success' : 'failure',
@@ -362,17 +410,34 @@ export class DeliveryPump {
   }
 
   /** Signs with every valid secret and sends; a secret that cannot be decrypted is a failed attempt. */
-  private async send(d: ClaimedDelivery, webhook: NonNullable<ClaimedDelivery['webhook']>, startedAt: Date): Promise<SendOutcome> {
+  private async send(
+    d: ClaimedDelivery,
+    webhook: NonNullable<ClaimedDelivery['webhook']>,
+    startedAt: Date,
+  ): Promise<SendOutcome> {
     const key = this.deps.keyring.webhookSecretEncryption;
     let secrets: string[];
     try {
       secrets = [decryptSecret(key, d.org_id, d.webhook_id, webhook.secret_enc)];
     } catch {
       // Retried and then dead-lettered like any failure, rather than a row retried forever.
-      this.deps.logger.error({ webhook_id: d.webhook_id, org_id: d.org_id }, 'webhook signing secret cannot be decrypted');
-      return { status_code: null, duration_ms: 0, body_preview: '', error: 'the signing secret cannot be decrypted (was SECRET_KEY or DATA_DIR/secret.key changed?); rotate the secret' };
+      this.deps.logger.error(
+        { webhook_id: d.webhook_id, org_id: d.org_id },
+        'webhook signing secret cannot be decrypted',
+      );
+      return {
+        status_code: null,
+        duration_ms: 0,
+        body_preview: '',
+        error:
+          'the signing secret cannot be decrypted (was SECRET_KEY or DATA_DIR/secret.key changed?); rotate the secret',
+      };
     }
-    if (webhook.previous_secret_enc && webhook.previous_secret_expires_at && new Date(webhook.previous_secret_expires_at) > startedAt) {
+    if (
+      webhook.previous_secret_enc &&
+      webhook.previous_secret_expires_at &&
+      new Date(webhook.previous_secret_expires_at) > startedAt
+    ) {
       try {
         secrets.push(decryptSecret(key, d.org_id, d.webhook_id, webhook.previous_secret_enc));
       } catch {
@@ -392,7 +457,12 @@ export class DeliveryPump {
     const batch = this.results;
     this.results = [];
     this.recording = this.record(batch)
-      .catch((err: Error) => this.deps.logger.error({ err: err.message, results: batch.length }, 'recording webhook attempts failed; their leases will expire and they will be retried'))
+      .catch((err: Error) =>
+        this.deps.logger.error(
+          { err: err.message, results: batch.length },
+          'recording webhook attempts failed; their leases will expire and they will be retried',
+        ),
+      )
       .finally(() => {
         this.recording = null;
         if (this.results.length) this.flushResults();
@@ -403,12 +473,25 @@ export class DeliveryPump {
     const now = this.deps.clock.now();
     let enqueued = 0;
     await withTransaction(this.deps.db, async (tx) => {
-      const applied = new Set((await store.recordAttempts(tx, batch.map((b) => b.result))).map((r) => `${r.org_id}/${r.id}`));
+      const applied = new Set(
+        (
+          await store.recordAttempts(
+            tx,
+            batch.map((b) => b.result),
+          )
+        ).map((r) => `${r.org_id}/${r.id}`),
+      );
       const streaks = new Map<string, StreakChange>();
       for (const { result, streak } of batch) {
         if (!applied.has(`${result.org_id}/${result.id}`)) continue;
         const key = `${result.org_id}/${result.webhook_id}`;
-        const s = streaks.get(key) ?? { org_id: result.org_id, id: result.webhook_id, reset: false, failures: 0, last_failure_at: null };
+        const s = streaks.get(key) ?? {
+          org_id: result.org_id,
+          id: result.webhook_id,
+          reset: false,
+          failures: 0,
+          last_failure_at: null,
+        };
         if (streak === 'success') {
           s.reset = true;
           s.failures = 0;
@@ -422,7 +505,9 @@ export class DeliveryPump {
       const threshold = this.deps.failingThreshold;
       for (const w of changed) {
         if (!(w.before < threshold && w.after >= threshold)) continue;
-        const last = [...batch].reverse().find((b) => b.result.org_id === w.org_id && b.result.webhook_id === w.id)?.result;
+        const last = [...batch]
+          .reverse()
+          .find((b) => b.result.org_id === w.org_id && b.result.webhook_id === w.id)?.result;
         const events = await failingEvents(tx, w.org_id, w.id, w.after, threshold, last ?? null, now);
         await store.insertDeliveries(tx, events);
         enqueued += events.length;

@@ -11,7 +11,14 @@ import { insertManagementAudit } from '../../store/audit.ts';
 import { withTransaction, type Db, type Queryable } from '../../store/db.ts';
 import type { ScanRow } from '../../store/scans.ts';
 import * as store from '../../store/webhooks.ts';
-import type { DeliveryRow, DeliveryStatus, NewDelivery, Subscription, WebhookEventType, WebhookRow } from '../../store/webhooks.ts';
+import type {
+  DeliveryRow,
+  DeliveryStatus,
+  NewDelivery,
+  Subscription,
+  WebhookEventType,
+  WebhookRow,
+} from '../../store/webhooks.ts';
 import type { Actor } from '../api-keys.ts';
 import type { InvalidationBus } from '../invalidation-bus.ts';
 import { OrgCache } from '../org-cache.ts';
@@ -60,7 +67,12 @@ async function acceptUrl(deps: WebhookDeps, raw: string): Promise<string> {
  * Registers a webhook and mints its signing secret (returned here only).
  * @throws ProblemError 400 for a URL that is not https, is malformed, or is refused.
  */
-export async function createWebhook(deps: WebhookDeps, orgId: string, input: CreateWebhookInput, actor: Actor): Promise<{ webhook: WebhookRow; secret: string }> {
+export async function createWebhook(
+  deps: WebhookDeps,
+  orgId: string,
+  input: CreateWebhookInput,
+  actor: Actor,
+): Promise<{ webhook: WebhookRow; secret: string }> {
   const url = await acceptUrl(deps, input.url);
   const now = deps.clock.now();
   const id = newId('webhook', now.getTime());
@@ -82,14 +94,26 @@ export async function createWebhook(deps: WebhookDeps, orgId: string, input: Cre
       last_failure_at: null,
       created_at: now,
     });
-    await audit(tx, orgId, actor, now, id, `created webhook to ${url} for [${events.join(', ')}]${input.include_content ? ' with content' : ''}`);
+    await audit(
+      tx,
+      orgId,
+      actor,
+      now,
+      id,
+      `created webhook to ${url} for [${events.join(', ')}]${input.include_content ? ' with content' : ''}`,
+    );
     return row;
   });
   await deps.changes.publish(orgId);
   return { webhook, secret };
 }
 
-export async function listWebhooks(deps: WebhookDeps, orgId: string, beforeId: string | undefined, limit: number): Promise<{ rows: WebhookRow[]; more: boolean }> {
+export async function listWebhooks(
+  deps: WebhookDeps,
+  orgId: string,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<{ rows: WebhookRow[]; more: boolean }> {
   const rows = await store.listWebhooks(deps.db, orgId, beforeId, limit + 1);
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
@@ -133,8 +157,22 @@ export async function rotateWebhookSecret(
     const row = await store.getWebhook(tx, orgId, id, true);
     if (!row) throw Errors.webhookNotFound(id);
     const sealed = encryptSecret(deps.keyring.webhookSecretEncryption, orgId, id, secret);
-    await store.setSecrets(tx, orgId, id, sealed, graceSeconds > 0 ? row.secret_enc : null, graceSeconds > 0 ? graceExpiresAt : null);
-    await audit(tx, orgId, actor, now, id, `rotated the signing secret; the previous one stays valid until ${graceExpiresAt.toISOString()}`);
+    await store.setSecrets(
+      tx,
+      orgId,
+      id,
+      sealed,
+      graceSeconds > 0 ? row.secret_enc : null,
+      graceSeconds > 0 ? graceExpiresAt : null,
+    );
+    await audit(
+      tx,
+      orgId,
+      actor,
+      now,
+      id,
+      `rotated the signing secret; the previous one stays valid until ${graceExpiresAt.toISOString()}`,
+    );
   });
   return { webhook_id: id, secret, grace_expires_at: graceExpiresAt };
 }
@@ -160,12 +198,18 @@ export async function listDeliveries(
  * (`succeeded` or `dead_lettered`) can be redelivered: one still retrying would race its own chain.
  * @throws ProblemError 404 `webhooks.delivery_not_found`, 409 `webhooks.delivery_in_progress`.
  */
-export async function redeliver(deps: WebhookDeps, orgId: string, deliveryId: string, actor: Actor): Promise<DeliveryRow> {
+export async function redeliver(
+  deps: WebhookDeps,
+  orgId: string,
+  deliveryId: string,
+  actor: Actor,
+): Promise<DeliveryRow> {
   const now = deps.clock.now();
   const created = await withTransaction(deps.db, async (tx) => {
     const original = await store.getDelivery(tx, orgId, deliveryId);
     if (!original) throw Errors.webhookDeliveryNotFound(deliveryId);
-    if (original.status === 'pending' || original.status === 'failed') throw Errors.webhookDeliveryInProgress(deliveryId, original.status);
+    if (original.status === 'pending' || original.status === 'failed')
+      throw Errors.webhookDeliveryInProgress(deliveryId, original.status);
     const next: NewDelivery = {
       org_id: orgId,
       id: newTimedId('webhookDelivery', now.getTime()),
@@ -180,7 +224,14 @@ export async function redeliver(deps: WebhookDeps, orgId: string, deliveryId: st
       redelivery_of: original.id,
     };
     await store.insertDeliveries(tx, [next]);
-    await audit(tx, orgId, actor, now, original.webhook_id, `redelivered event ${original.event_id} (delivery ${original.id} → ${next.id})`);
+    await audit(
+      tx,
+      orgId,
+      actor,
+      now,
+      original.webhook_id,
+      `redelivered event ${original.event_id} (delivery ${original.id} → ${next.id})`,
+    );
     return (await store.getDelivery(tx, orgId, next.id))!;
   });
   deps.onEnqueued?.();
@@ -188,7 +239,14 @@ export async function redeliver(deps: WebhookDeps, orgId: string, deliveryId: st
 }
 
 function audit(q: Queryable, orgId: string, actor: Actor, at: Date, webhookId: string, summary: string): Promise<void> {
-  return insertManagementAudit(q, orgId, { created: at, actorId: actor.id, requestId: actor.requestId, resourceType: 'webhook', resourceId: webhookId, changeSummary: summary });
+  return insertManagementAudit(q, orgId, {
+    created: at,
+    actorId: actor.id,
+    requestId: actor.requestId,
+    resourceType: 'webhook',
+    resourceId: webhookId,
+    changeSummary: summary,
+  });
 }
 
 /**
@@ -221,7 +279,11 @@ export function scanEventId(scanId: string): string {
  * `scan.<action>`, plus the webhooks the deciding rule names in `then.notify` (whatever they
  * subscribe to). Ids of webhooks that no longer exist are skipped.
  */
-export function scanDeliveries(subs: readonly Subscription[], row: Pick<ScanRow, 'org_id' | 'id' | 'action' | 'created_at'>, notify: readonly string[] = []): NewDelivery[] {
+export function scanDeliveries(
+  subs: readonly Subscription[],
+  row: Pick<ScanRow, 'org_id' | 'id' | 'action' | 'created_at'>,
+  notify: readonly string[] = [],
+): NewDelivery[] {
   if (subs.length === 0) return [];
   const type = `scan.${row.action}` as WebhookEventType;
   const out: NewDelivery[] = [];

@@ -43,7 +43,9 @@ export class WebhookAddressRefusedError extends Error {
     readonly range: string,
     readonly hostname?: string,
   ) {
-    super(`${hostname && hostname !== address ? `${hostname} resolves to ` : ''}${address}, ${describeRange(range)}: refused`);
+    super(
+      `${hostname && hostname !== address ? `${hostname} resolves to ` : ''}${address}, ${describeRange(range)}: refused`,
+    );
     this.name = 'WebhookAddressRefusedError';
   }
 }
@@ -66,7 +68,11 @@ function describeRange(range: string): string {
 
 // Ordered: the first match names the range, so single addresses come before the blocks holding them.
 const SPECIAL: readonly [name: string, cidrs: readonly string[], metadata?: boolean][] = [
-  ['cloud metadata', ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', '168.63.129.16/32', 'fd00:ec2::254/128'], true],
+  [
+    'cloud metadata',
+    ['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', '168.63.129.16/32', 'fd00:ec2::254/128'],
+    true,
+  ],
   ['unspecified', ['0.0.0.0/8', '::/128']],
   ['loopback', ['127.0.0.0/8', '::1/128']],
   ['broadcast', ['255.255.255.255/32']],
@@ -147,7 +153,9 @@ export function classifyAddress(ip: string): { range: string; metadata: boolean 
   const hit = matchRange(bare, family);
   if (hit) {
     // ::ffff:169.254.169.254 is refused as mapped anyway; flag it as metadata all the same.
-    const metadata = hit.metadata || (family === 6 && EMBEDS_V4.check(bare, 'ipv6') && matchRange(lastIpv4(bare), 4)?.metadata === true);
+    const metadata =
+      hit.metadata ||
+      (family === 6 && EMBEDS_V4.check(bare, 'ipv6') && matchRange(lastIpv4(bare), 4)?.metadata === true);
     return { range: hit.name, metadata };
   }
   if (family === 6 && !GLOBAL_UNICAST_V6.check(bare, 'ipv6')) return { range: 'reserved', metadata: false };
@@ -159,7 +167,8 @@ export function classifyAddress(ip: string): { range: string; metadata: boolean 
 // ---------------------------------------------------------------------------------------------
 // Allow list (test-only escape hatch; empty by default)
 
-const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 function normalizeHost(host: string): string {
   let h = host.trim().toLowerCase();
@@ -190,7 +199,8 @@ export class AllowList {
     const v4 = new net.BlockList();
     const v6 = new net.BlockList();
     for (const entry of entries) {
-      if (entry.includes('%')) throw new Error(`Webhook URL allow list: "${entry}" has a zone id; list the address without it`);
+      if (entry.includes('%'))
+        throw new Error(`Webhook URL allow list: "${entry}" has a zone id; list the address without it`);
       const slash = entry.indexOf('/');
       const base = normalizeHost(slash >= 0 ? entry.slice(0, slash) : entry);
       const family = net.isIP(base);
@@ -235,7 +245,13 @@ export class AllowList {
 // ---------------------------------------------------------------------------------------------
 // URL checks
 
-const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+const METADATA_HOSTS = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 const FORBIDDEN_SUFFIXES = ['.internal', '.local', '.localhost', '.localdomain', '.home.arpa'];
 const FORBIDDEN_NAMES = new Set(['localhost', 'localdomain']);
 
@@ -268,19 +284,26 @@ export function isUrlRefusal(value: unknown): value is UrlRefusal {
  * Checks a webhook URL without DNS: scheme, length, credentials, IP literals and forbidden names.
  * `host` is the URL's host without brackets; `ip` is set when the host is an IP literal.
  */
-export function checkWebhookUrlSyntax(raw: string, allow: AllowList): { url: URL; host: string; ip: string | null } | UrlRefusal {
+export function checkWebhookUrlSyntax(
+  raw: string,
+  allow: AllowList,
+): { url: URL; host: string; ip: string | null } | UrlRefusal {
   if (typeof raw !== 'string' || raw.length === 0) return refuse('malformed', 'The URL is empty');
-  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return refuse('too_long', `The URL is ${raw.length} characters long; the limit is ${MAX_WEBHOOK_URL_LENGTH}`);
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH)
+    return refuse('too_long', `The URL is ${raw.length} characters long; the limit is ${MAX_WEBHOOK_URL_LENGTH}`);
   // The URL parser silently drops tabs, newlines and surrounding spaces; what is stored must be what was sent.
-  if (/[\u0000-\u0020\u007f]/.test(raw)) return refuse('malformed', 'The URL contains whitespace or control characters');
+  if (/[\u0000-\u0020\u007f]/.test(raw))
+    return refuse('malformed', 'The URL contains whitespace or control characters');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return refuse('malformed', 'The URL cannot be parsed (an IPv6 zone id, a bad port or an invalid host)');
   }
-  if (url.protocol !== 'https:') return refuse('not_https', `The scheme is ${url.protocol.replace(/:$/, '')}; only https is allowed`);
-  if (url.username !== '' || url.password !== '') return refuse('credentials', 'The URL contains a user name or password; credentials would be stored in clear');
+  if (url.protocol !== 'https:')
+    return refuse('not_https', `The scheme is ${url.protocol.replace(/:$/, '')}; only https is allowed`);
+  if (url.username !== '' || url.password !== '')
+    return refuse('credentials', 'The URL contains a user name or password; credentials would be stored in clear');
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (host.length === 0) return refuse('malformed', 'The URL has no host');
 
@@ -321,7 +344,8 @@ export async function checkWebhookUrl(
   const hostAllowed = allow.allowsHost(host);
   const addresses: string[] = [];
   for (const { address } of resolved) {
-    if (!net.isIP(address)) return refuse('unresolvable', `${host} resolves to ${JSON.stringify(address)}, which is not an IP address`);
+    if (!net.isIP(address))
+      return refuse('unresolvable', `${host} resolves to ${JSON.stringify(address)}, which is not an IP address`);
     if (!hostAllowed && !allow.allowsAddress(address)) {
       const refusal = addressRefusal(address, host);
       if (refusal) return refusal;
@@ -347,14 +371,20 @@ const defaultLookupWithOptions: LookupAllWithOptions = (hostname, options) => dn
  * 'WEBHOOK_ADDRESS_REFUSED') when any address is refused, so the address connected to is the one
  * checked (DNS rebinding). Honours `options.all`, which node 20 sets when `autoSelectFamily` is on.
  */
-export function safeLookup(allow: AllowList, lookupImpl: LookupAllWithOptions = defaultLookupWithOptions): net.LookupFunction {
+export function safeLookup(
+  allow: AllowList,
+  lookupImpl: LookupAllWithOptions = defaultLookupWithOptions,
+): net.LookupFunction {
   return (hostname, options, callback) => {
     const hostAllowed = allow.allowsHost(hostname);
     const opts: dns.LookupOptions = typeof options === 'object' && options !== null ? options : {};
     lookupImpl(hostname, { ...opts, all: true }).then(
       (addresses) => {
         if (addresses.length === 0) {
-          const err: NodeJS.ErrnoException = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+          const err: NodeJS.ErrnoException = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+            code: 'ENOTFOUND',
+            hostname,
+          });
           callback(err, '', undefined);
           return;
         }
@@ -381,7 +411,11 @@ export function safeLookup(allow: AllowList, lookupImpl: LookupAllWithOptions = 
  * host allow-listed by name (as `safeLookup` lets through) is accepted here too.
  * @throws WebhookAddressRefusedError when the address is refused and neither it nor `hostname` is allow-listed.
  */
-export function assertConnectedAddressAllowed(remoteAddress: string | undefined, allow: AllowList, hostname?: string): void {
+export function assertConnectedAddressAllowed(
+  remoteAddress: string | undefined,
+  allow: AllowList,
+  hostname?: string,
+): void {
   if (hostname !== undefined && allow.allowsHost(hostname)) return;
   if (!remoteAddress) throw new WebhookAddressRefusedError('(unknown)', 'unverifiable');
   const refused = refusedAddress(remoteAddress, allow, hostname);

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { SCOPES } from '../../lib/scopes.ts';
 import { revokeApiKey, rotateApiKey } from '../../services/api-keys.ts';
-import { buildApiKey, buildOrg, call, expectProblem, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import {
+  buildApiKey,
+  buildOrg,
+  call,
+  expectProblem,
+  startTestApp,
+  type TestApp,
+  type TestOrg,
+} from '../support/harness.ts';
 
 const DAY = 86_400_000;
 let app: TestApp;
@@ -23,7 +31,15 @@ describe('POST /v1/api-keys', () => {
     const r = await create({ name: 'ci', scopes: ['scans:write', 'scans:read'] });
     expect(r.status).toBe(201);
     expect(r.headers.get('location')).toBe(`/v1/api-keys/${r.body.id}`);
-    expect(r.body).toMatchObject({ name: 'ci', prefix: 'sk_live', environment: 'live', scopes: ['scans:write', 'scans:read'], revoked_at: null, last_used_at: null, rotated_from: null });
+    expect(r.body).toMatchObject({
+      name: 'ci',
+      prefix: 'sk_live',
+      environment: 'live',
+      scopes: ['scans:write', 'scans:read'],
+      revoked_at: null,
+      last_used_at: null,
+      rotated_from: null,
+    });
     expect(r.body.id).toMatch(/^ak_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(r.body.secret).toMatch(/^sk_live_[0-9A-Za-z]{43}$/);
     expect(r.body.last_four).toBe(r.body.secret.slice(-4));
@@ -35,7 +51,14 @@ describe('POST /v1/api-keys', () => {
     expect(got.body.secret).toBeUndefined();
     const me = await call(app, 'GET', '/v1/me', { key: r.body.secret });
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ type: 'api_key', org_id: org.orgId, org_display_name: expect.any(String), actor_id: r.body.id, scopes: ['scans:write', 'scans:read'], deployment_mode: 'self_hosted' });
+    expect(me.body).toEqual({
+      type: 'api_key',
+      org_id: org.orgId,
+      org_display_name: expect.any(String),
+      actor_id: r.body.id,
+      scopes: ['scans:write', 'scans:read'],
+      deployment_mode: 'self_hosted',
+    });
   });
 
   it('uses the sk_test_ prefix for test keys', async () => {
@@ -65,7 +88,11 @@ describe('POST /v1/api-keys', () => {
     ['a bad environment', { name: 'a', scopes: ['admin'], environment: 'prod' }, 'environment'],
     ['a malformed expires_at', { name: 'a', scopes: ['admin'], expires_at: 'tomorrow' }, 'expires_at'],
     ['a past expires_at', { name: 'a', scopes: ['admin'], expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
-    ['no_expiry with expires_at', { name: 'a', scopes: ['admin'], no_expiry: true, expires_at: '2099-01-01T00:00:00Z' }, 'no_expiry'],
+    [
+      'no_expiry with expires_at',
+      { name: 'a', scopes: ['admin'], no_expiry: true, expires_at: '2099-01-01T00:00:00Z' },
+      'no_expiry',
+    ],
     ['an unknown field', { name: 'a', scopes: ['admin'], owner: 'me' }, ''],
     ['a non-object body', [1, 2], ''],
   ])('rejects %s with 400 naming the field', async (_label, body, path) => {
@@ -91,9 +118,17 @@ describe('POST /v1/api-keys', () => {
 
   it('writes a management audit row without the secret', async () => {
     const r = await create({ name: 'audited', scopes: ['scans:read'] }, org.admin, { 'x-request-id': 'audit-req-1' });
-    const { rows } = await app.db.query(`SELECT * FROM audit_events WHERE org_id = $1 AND resource_id = $2`, [org.orgId, r.body.id]);
+    const { rows } = await app.db.query(`SELECT * FROM audit_events WHERE org_id = $1 AND resource_id = $2`, [
+      org.orgId,
+      r.body.id,
+    ]);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ kind: 'management', resource_type: 'api_key', actor_id: org.adminId, request_id: 'audit-req-1' });
+    expect(rows[0]).toMatchObject({
+      kind: 'management',
+      resource_type: 'api_key',
+      actor_id: org.adminId,
+      request_id: 'audit-req-1',
+    });
     expect(rows[0].change_summary).toContain('audited');
     expect(rows[0].change_summary).not.toContain(r.body.secret);
   });
@@ -147,7 +182,9 @@ describe('authentication', () => {
   it('records last_used_at', async () => {
     const k = await buildApiKey(app, org.orgId, { scopes: ['scans:read'] });
     await call(app, 'GET', '/v1/me', { key: k.secret });
-    await expect.poll(async () => (await call(app, 'GET', `/v1/api-keys/${k.key.id}`, { key: org.admin })).body.last_used_at).not.toBeNull();
+    await expect
+      .poll(async () => (await call(app, 'GET', `/v1/api-keys/${k.key.id}`, { key: org.admin })).body.last_used_at)
+      .not.toBeNull();
   });
 });
 
@@ -160,28 +197,52 @@ describe('list', () => {
     expect(first.body.data).toHaveLength(2);
     expect(first.body.data[0].secret).toBeUndefined();
     expect(first.body.data.map((k: { name: string }) => k.name)).toEqual(['k3', 'k2']);
-    const second = await call(app, 'GET', `/v1/api-keys?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { key: o.admin });
+    const second = await call(app, 'GET', `/v1/api-keys?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, {
+      key: o.admin,
+    });
     expect(second.body.data.map((k: { name: string }) => k.name)).toEqual(['k1', 'k0']);
-    const third = await call(app, 'GET', `/v1/api-keys?limit=2&cursor=${encodeURIComponent(second.body.next_cursor)}`, { key: o.admin });
+    const third = await call(app, 'GET', `/v1/api-keys?limit=2&cursor=${encodeURIComponent(second.body.next_cursor)}`, {
+      key: o.admin,
+    });
     expect(third.body.data.map((k: { name: string }) => k.name)).toEqual(['test key']);
     expect(third.body.next_cursor).toBeNull();
 
     const c: string = first.body.next_cursor;
     const tampered = `${c.slice(0, 3)}${c[3] === 'A' ? 'B' : 'A'}${c.slice(4)}`;
-    expectProblem(await call(app, 'GET', `/v1/api-keys?cursor=${encodeURIComponent(tampered)}`, { key: o.admin }), 400, 'api_keys.invalid_cursor');
-    expectProblem(await call(app, 'GET', '/v1/api-keys?cursor=garbage', { key: o.admin }), 400, 'api_keys.invalid_cursor');
+    expectProblem(
+      await call(app, 'GET', `/v1/api-keys?cursor=${encodeURIComponent(tampered)}`, { key: o.admin }),
+      400,
+      'api_keys.invalid_cursor',
+    );
+    expectProblem(
+      await call(app, 'GET', '/v1/api-keys?cursor=garbage', { key: o.admin }),
+      400,
+      'api_keys.invalid_cursor',
+    );
     // A cursor minted for another organization is just as invalid.
-    expectProblem(await call(app, 'GET', `/v1/api-keys?cursor=${encodeURIComponent(c)}`, { key: org.admin }), 400, 'api_keys.invalid_cursor');
+    expectProblem(
+      await call(app, 'GET', `/v1/api-keys?cursor=${encodeURIComponent(c)}`, { key: org.admin }),
+      400,
+      'api_keys.invalid_cursor',
+    );
   });
 
   it.each(['0', '201', 'abc', '1.5'])('rejects limit=%s', async (limit) => {
-    expectProblem(await call(app, 'GET', `/v1/api-keys?limit=${limit}`, { key: org.admin }), 400, 'request.validation_failed');
+    expectProblem(
+      await call(app, 'GET', `/v1/api-keys?limit=${limit}`, { key: org.admin }),
+      400,
+      'request.validation_failed',
+    );
   });
 
   it('accepts limit 1 and 200, and rejects unknown query parameters', async () => {
     expect((await call(app, 'GET', '/v1/api-keys?limit=1', { key: org.admin })).body.data).toHaveLength(1);
     expect((await call(app, 'GET', '/v1/api-keys?limit=200', { key: org.admin })).status).toBe(200);
-    expectProblem(await call(app, 'GET', '/v1/api-keys?colour=red', { key: org.admin }), 400, 'request.validation_failed');
+    expectProblem(
+      await call(app, 'GET', '/v1/api-keys?colour=red', { key: org.admin }),
+      400,
+      'request.validation_failed',
+    );
   });
 });
 
@@ -197,25 +258,57 @@ describe('revoke', () => {
     expect(got.body.revoked_at).not.toBeNull();
     const again = await call(app, 'POST', `/v1/api-keys/${k.key.id}:revoke`, { key: org.admin });
     expect(again.status).toBe(204);
-    expect((await call(app, 'GET', `/v1/api-keys/${k.key.id}`, { key: org.admin })).body.revoked_at).toBe(got.body.revoked_at);
-    const { rows } = await app.db.query(`SELECT change_summary FROM audit_events WHERE resource_id = $1 ORDER BY id`, [k.key.id]);
-    expect(rows.map((x) => x.change_summary)).toEqual([expect.stringContaining('created'), expect.stringContaining('revoked')]);
+    expect((await call(app, 'GET', `/v1/api-keys/${k.key.id}`, { key: org.admin })).body.revoked_at).toBe(
+      got.body.revoked_at,
+    );
+    const { rows } = await app.db.query(`SELECT change_summary FROM audit_events WHERE resource_id = $1 ORDER BY id`, [
+      k.key.id,
+    ]);
+    expect(rows.map((x) => x.change_summary)).toEqual([
+      expect.stringContaining('created'),
+      expect.stringContaining('revoked'),
+    ]);
   });
 
   it('404 for an unknown id, 400 for a malformed one', async () => {
-    expectProblem(await call(app, 'POST', '/v1/api-keys/ak_00000000000000000000000000:revoke', { key: org.admin }), 404, 'api_keys.not_found');
-    expectProblem(await call(app, 'POST', '/v1/api-keys/ak_123:revoke', { key: org.admin }), 400, 'request.validation_failed');
-    expectProblem(await call(app, 'GET', '/v1/api-keys/not-an-id', { key: org.admin }), 400, 'request.validation_failed');
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys/ak_00000000000000000000000000:revoke', { key: org.admin }),
+      404,
+      'api_keys.not_found',
+    );
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys/ak_123:revoke', { key: org.admin }),
+      400,
+      'request.validation_failed',
+    );
+    expectProblem(
+      await call(app, 'GET', '/v1/api-keys/not-an-id', { key: org.admin }),
+      400,
+      'request.validation_failed',
+    );
   });
 });
 
 describe('rotate', () => {
   it('mints a successor inheriting name, scopes, environment and expires_at; the old key dies at once', async () => {
     const expires = new Date(clock.now().getTime() + 10 * DAY);
-    const old = await buildApiKey(app, org.orgId, { name: 'rotating', scopes: ['scans:read', 'scans:write'], environment: 'test', expires_at: expires });
+    const old = await buildApiKey(app, org.orgId, {
+      name: 'rotating',
+      scopes: ['scans:read', 'scans:write'],
+      environment: 'test',
+      expires_at: expires,
+    });
     const r = await call(app, 'POST', `/v1/api-keys/${old.key.id}:rotate`, { key: org.admin });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: 'rotating', scopes: ['scans:read', 'scans:write'], environment: 'test', prefix: 'sk_test', rotated_from: old.key.id, expires_at: expires.toISOString(), revoked_at: null });
+    expect(r.body).toMatchObject({
+      name: 'rotating',
+      scopes: ['scans:read', 'scans:write'],
+      environment: 'test',
+      prefix: 'sk_test',
+      rotated_from: old.key.id,
+      expires_at: expires.toISOString(),
+      revoked_at: null,
+    });
     expect(r.body.id).not.toBe(old.key.id);
     expect(r.body.secret).toMatch(/^sk_test_/);
     expect(r.body.last_four).toBe(r.body.secret.slice(-4));
@@ -227,13 +320,23 @@ describe('rotate', () => {
   it('409 when the key is already revoked; 404 when unknown', async () => {
     const k = await buildApiKey(app, org.orgId, { scopes: ['scans:read'] });
     await call(app, 'POST', `/v1/api-keys/${k.key.id}:rotate`, { key: org.admin });
-    expectProblem(await call(app, 'POST', `/v1/api-keys/${k.key.id}:rotate`, { key: org.admin }), 409, 'api_keys.already_revoked');
-    expectProblem(await call(app, 'POST', '/v1/api-keys/ak_00000000000000000000000000:rotate', { key: org.admin }), 404, 'api_keys.not_found');
+    expectProblem(
+      await call(app, 'POST', `/v1/api-keys/${k.key.id}:rotate`, { key: org.admin }),
+      409,
+      'api_keys.already_revoked',
+    );
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys/ak_00000000000000000000000000:rotate', { key: org.admin }),
+      404,
+      'api_keys.not_found',
+    );
   });
 
   it('concurrent rotations of one key yield exactly one successor', async () => {
     const k = await buildApiKey(app, org.orgId, { scopes: ['scans:read'] });
-    const results = await Promise.all(Array.from({ length: 5 }, () => call(app, 'POST', `/v1/api-keys/${k.key.id}:rotate`, { key: org.admin })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => call(app, 'POST', `/v1/api-keys/${k.key.id}:rotate`, { key: org.admin })),
+    );
     expect(results.map((x) => x.status).sort()).toEqual([201, 409, 409, 409, 409]);
     const { rows } = await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE rotated_from = $1', [k.key.id]);
     expect(rows[0].n).toBe(1);
@@ -241,24 +344,31 @@ describe('rotate', () => {
 });
 
 describe('revoke and rotate follow the grant rule (a key acts only on keys whose every scope it holds)', () => {
-  const successors = async (id: string) => (await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE rotated_from = $1', [id])).rows[0].n as number;
-  const auditRows = async (id: string) => (await app.db.query('SELECT count(*)::int AS n FROM audit_events WHERE resource_id = $1', [id])).rows[0].n as number;
-  const act = (id: string, action: 'rotate' | 'revoke', key: string) => call(app, 'POST', `/v1/api-keys/${id}:${action}`, { key });
+  const successors = async (id: string) =>
+    (await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE rotated_from = $1', [id])).rows[0].n as number;
+  const auditRows = async (id: string) =>
+    (await app.db.query('SELECT count(*)::int AS n FROM audit_events WHERE resource_id = $1', [id])).rows[0]
+      .n as number;
+  const act = (id: string, action: 'rotate' | 'revoke', key: string) =>
+    call(app, 'POST', `/v1/api-keys/${id}:${action}`, { key });
 
-  it.each(['rotate', 'revoke'] as const)('an api_keys:write key cannot %s an admin key: 403 naming admin, nothing changes', async (action) => {
-    const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write'] });
-    const target = await buildApiKey(app, org.orgId, { scopes: ['admin'] });
-    const r = await act(target.key.id, action, writer.secret);
-    expectProblem(r, 403, 'api_keys.scope_escalation');
-    expect(r.body.scopes).toEqual(['admin']);
-    expect(r.body.detail).toContain(action);
-    expect(r.text).not.toMatch(/sk_live_/);
-    // The admin key still works, was not revoked, has no successor and no audit row beyond its creation.
-    expect((await call(app, 'GET', '/v1/me', { key: target.secret })).body.actor_id).toBe(target.key.id);
-    expect((await call(app, 'GET', `/v1/api-keys/${target.key.id}`, { key: org.admin })).body.revoked_at).toBeNull();
-    expect(await successors(target.key.id)).toBe(0);
-    expect(await auditRows(target.key.id)).toBe(1);
-  });
+  it.each(['rotate', 'revoke'] as const)(
+    'an api_keys:write key cannot %s an admin key: 403 naming admin, nothing changes',
+    async (action) => {
+      const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write'] });
+      const target = await buildApiKey(app, org.orgId, { scopes: ['admin'] });
+      const r = await act(target.key.id, action, writer.secret);
+      expectProblem(r, 403, 'api_keys.scope_escalation');
+      expect(r.body.scopes).toEqual(['admin']);
+      expect(r.body.detail).toContain(action);
+      expect(r.text).not.toMatch(/sk_live_/);
+      // The admin key still works, was not revoked, has no successor and no audit row beyond its creation.
+      expect((await call(app, 'GET', '/v1/me', { key: target.secret })).body.actor_id).toBe(target.key.id);
+      expect((await call(app, 'GET', `/v1/api-keys/${target.key.id}`, { key: org.admin })).body.revoked_at).toBeNull();
+      expect(await successors(target.key.id)).toBe(0);
+      expect(await auditRows(target.key.id)).toBe(1);
+    },
+  );
 
   it.each(['rotate', 'revoke'] as const)('%s names only the scopes the caller lacks', async (action) => {
     const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write', 'scans:read'] });
@@ -294,7 +404,8 @@ describe('revoke and rotate follow the grant rule (a key acts only on keys whose
   it('order of checks: another organization’s id is 404 (never 403); a revoked key the caller may act on is 409 on rotate', async () => {
     const writer = await buildApiKey(app, org.orgId, { scopes: ['api_keys:write', 'scans:read'] });
     const elsewhere = await buildOrg(app);
-    for (const action of ['rotate', 'revoke'] as const) expectProblem(await act(elsewhere.adminId, action, writer.secret), 404, 'api_keys.not_found');
+    for (const action of ['rotate', 'revoke'] as const)
+      expectProblem(await act(elsewhere.adminId, action, writer.secret), 404, 'api_keys.not_found');
     const mine = await buildApiKey(app, org.orgId, { scopes: ['scans:read'] });
     expect((await act(mine.key.id, 'revoke', writer.secret)).status).toBe(204);
     expectProblem(await act(mine.key.id, 'rotate', writer.secret), 409, 'api_keys.already_revoked');
@@ -311,6 +422,8 @@ describe('revoke and rotate follow the grant rule (a key acts only on keys whose
     const minted = await rotateApiKey(app.built.services.apiKeys, org.orgId, target.key.id, cli);
     expect(minted.key.scopes).toEqual(['admin']);
     await revokeApiKey(app.built.services.apiKeys, org.orgId, minted.key.id, cli);
-    expect((await call(app, 'GET', `/v1/api-keys/${minted.key.id}`, { key: org.admin })).body.revoked_at).not.toBeNull();
+    expect(
+      (await call(app, 'GET', `/v1/api-keys/${minted.key.id}`, { key: org.admin })).body.revoked_at,
+    ).not.toBeNull();
   });
 });

@@ -3,7 +3,14 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { buildOrg, isolatedDatabase, startTestApp, TEST_MASTER_SECRET, type TestApp, type TestOrg } from '../support/harness.ts';
+import {
+  buildOrg,
+  isolatedDatabase,
+  startTestApp,
+  TEST_MASTER_SECRET,
+  type TestApp,
+  type TestOrg,
+} from '../support/harness.ts';
 import { freePort } from '../../benchmarks/processes.ts';
 
 // `npm start -- --cluster 2`: two processes behind one port, sharing PostgreSQL and Redis.
@@ -17,14 +24,29 @@ let org: TestOrg;
 const lines: { msg?: string; pid?: number; worker_pid?: number }[] = [];
 
 /** One request on a connection of its own, so node:cluster hands it to the next worker. */
-function request(method: string, p: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function request(
+  method: string,
+  p: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request({ host: '127.0.0.1', port, method, path: p, agent: false, headers: { ...headers, ...(data ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: p,
+        agent: false,
+        headers: { ...headers, ...(data ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -100,20 +122,27 @@ it('an Idempotency-Key holds across processes: one key minted, every other attem
   expect(again.status).toBe(201);
   expect(again.headers['idempotent-replayed']).toBe('true');
   expect(JSON.parse(again.body).id).toBe(created[0]);
-  const { rows } = await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND name = $2', [other.orgId, 'minted once']);
+  const { rows } = await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND name = $2', [
+    other.orgId,
+    'minted once',
+  ]);
   expect(rows[0].n).toBe(1);
 });
 
-it('replaces a worker that dies, and SIGTERM drains every worker before the primary exits', { timeout: 60_000 }, async () => {
-  const workers = () => [...new Set(lines.filter((l) => l.msg === 'worker listening').map((l) => l.worker_pid!))];
-  const [first] = workers();
-  process.kill(first!, 'SIGKILL');
-  await expect.poll(() => workers().length, { timeout: 30_000, interval: 100 }).toBe(3);
-  expect((await request('GET', '/healthz')).status).toBe(200);
+it(
+  'replaces a worker that dies, and SIGTERM drains every worker before the primary exits',
+  { timeout: 60_000 },
+  async () => {
+    const workers = () => [...new Set(lines.filter((l) => l.msg === 'worker listening').map((l) => l.worker_pid!))];
+    const [first] = workers();
+    process.kill(first!, 'SIGKILL');
+    await expect.poll(() => workers().length, { timeout: 30_000, interval: 100 }).toBe(3);
+    expect((await request('GET', '/healthz')).status).toBe(200);
 
-  primary.kill('SIGTERM');
-  expect(await exit).toBe(0);
-  expect(lines.filter((l) => l.msg === 'stopped')).toHaveLength(2);
-  expect(lines.some((l) => l.msg === 'cluster stopped')).toBe(true);
-  for (const pid of workers()) expect(() => process.kill(pid, 0)).toThrow();
-});
+    primary.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(lines.filter((l) => l.msg === 'stopped')).toHaveLength(2);
+    expect(lines.some((l) => l.msg === 'cluster stopped')).toBe(true);
+    for (const pid of workers()) expect(() => process.kill(pid, 0)).toThrow();
+  },
+);

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const keyCount = async (orgId: string) => (await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [orgId])).rows[0].n as number;
+const keyCount = async (orgId: string) =>
+  (await app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [orgId])).rows[0].n as number;
 
 describe('health', () => {
   it.each(['/healthz', '/health'])('%s answers {status: ok} without auth', async (path) => {
@@ -38,17 +39,39 @@ describe('problem+json for every error', () => {
     const r = await call(app, 'DELETE', '/v1/api-keys', { key: org.admin });
     expectProblem(r, 405, 'request.method_not_allowed');
     expect(r.headers.get('allow')).toBe('GET, HEAD, POST');
-    expect((await call(app, 'GET', '/v1/api-keys/ak_01M808QC4BEWC3KY6QSW94ETYF:rotate', { key: org.admin })).status).toBe(405);
+    expect(
+      (await call(app, 'GET', '/v1/api-keys/ak_01M808QC4BEWC3KY6QSW94ETYF:rotate', { key: org.admin })).status,
+    ).toBe(405);
   });
   it('400 for malformed JSON', async () => {
-    expectProblem(await call(app, 'POST', '/v1/api-keys', { key: org.admin, raw: '{"name": "a",' }), 400, 'request.invalid_json');
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys', { key: org.admin, raw: '{"name": "a",' }),
+      400,
+      'request.invalid_json',
+    );
   });
   it('415 for a non-JSON content type', async () => {
-    expectProblem(await call(app, 'POST', '/v1/api-keys', { key: org.admin, raw: 'name=a', contentType: 'application/x-www-form-urlencoded' }), 415, 'request.unsupported_media_type');
-    expectProblem(await call(app, 'POST', '/v1/api-keys', { key: org.admin, raw: '{}', contentType: 'text/plain' }), 415, 'request.unsupported_media_type');
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys', {
+        key: org.admin,
+        raw: 'name=a',
+        contentType: 'application/x-www-form-urlencoded',
+      }),
+      415,
+      'request.unsupported_media_type',
+    );
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys', { key: org.admin, raw: '{}', contentType: 'text/plain' }),
+      415,
+      'request.unsupported_media_type',
+    );
   });
   it('413 over the body limit', async () => {
-    expectProblem(await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: 'x'.repeat(5000), scopes: ['admin'] } }), 413, 'request.body_too_large');
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: 'x'.repeat(5000), scopes: ['admin'] } }),
+      413,
+      'request.body_too_large',
+    );
   });
   it('400 for a malformed percent-encoding in the path', async () => {
     expectProblem(await call(app, 'GET', '/v1/api-keys/%E0%A4%A', { key: org.admin }), 400, 'request.malformed');
@@ -57,7 +80,10 @@ describe('problem+json for every error', () => {
     expectProblem(await call(app, 'POST', '/v1/api-keys', { raw: '{oops' }), 401, 'auth.unauthenticated');
   });
   it('never leaks a stack or SQL', async () => {
-    const r = await call(app, 'POST', '/v1/api-keys', { key: org.admin, raw: '{"name": "\u0000", "scopes": ["admin"]}' });
+    const r = await call(app, 'POST', '/v1/api-keys', {
+      key: org.admin,
+      raw: '{"name": "\u0000", "scopes": ["admin"]}',
+    });
     expect(r.status).toBeLessThan(500);
     expect(r.text).not.toMatch(/at .*\.ts:\d+|SELECT|INSERT|postgres/i);
   });
@@ -68,10 +94,13 @@ describe('X-Request-Id', () => {
     const r = await call(app, 'GET', '/healthz', { headers: { 'x-request-id': 'client-abc_123.4:5' } });
     expect(r.headers.get('x-request-id')).toBe('client-abc_123.4:5');
   });
-  it.each(['has spaces in it', 'x'.repeat(129), 'semi;colon', '<script>'])('replaces %j with a generated id', async (v) => {
-    const r = await call(app, 'GET', '/healthz', { headers: { 'x-request-id': v } });
-    expect(r.headers.get('x-request-id')).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
-  });
+  it.each(['has spaces in it', 'x'.repeat(129), 'semi;colon', '<script>'])(
+    'replaces %j with a generated id',
+    async (v) => {
+      const r = await call(app, 'GET', '/healthz', { headers: { 'x-request-id': v } });
+      expect(r.headers.get('x-request-id')).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
+    },
+  );
   it('is on errors too, and in the problem body', async () => {
     const r = await call(app, 'GET', '/v1/nope', { headers: { 'x-request-id': 'trace-1' } });
     expect(r.headers.get('x-request-id')).toBe('trace-1');
@@ -91,16 +120,26 @@ describe('Service-Api-Version', () => {
     }
   });
   it.each(['2026-13-01', '2026-02-30', '20261101', 'latest', '2026-11-1'])('malformed %s → 400', async (v) => {
-    expectProblem(await call(app, 'GET', '/v1/me', { key: org.admin, headers: { 'service-api-version': v } }), 400, 'api_version.invalid');
+    expectProblem(
+      await call(app, 'GET', '/v1/me', { key: org.admin, headers: { 'service-api-version': v } }),
+      400,
+      'api_version.invalid',
+    );
   });
   it('a date before the first revision → 400', async () => {
-    expectProblem(await call(app, 'GET', '/v1/me', { key: org.admin, headers: { 'service-api-version': '2020-01-01' } }), 400, 'api_version.unsupported');
+    expectProblem(
+      await call(app, 'GET', '/v1/me', { key: org.admin, headers: { 'service-api-version': '2020-01-01' } }),
+      400,
+      'api_version.unsupported',
+    );
   });
 });
 
 describe('rate limits', () => {
   it('RateLimit-* on every response and 429 + Retry-After over the limit, per key', async () => {
-    const limited = await startTestApp({ env: { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '2', RATE_LIMIT_WINDOW_SECONDS: '3600' } });
+    const limited = await startTestApp({
+      env: { RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '2', RATE_LIMIT_WINDOW_SECONDS: '3600' },
+    });
     try {
       const o = await buildOrg(limited);
       const other = await buildOrg(limited);
@@ -129,7 +168,10 @@ describe('rate limits', () => {
   it('probes (/healthz, /health, /readyz, /metrics) are never limited and spend no budget; other paths still are', async () => {
     const token = 'probe-metrics-token-0123456789';
     // A stopped clock: the fixed window cannot roll over mid-test and refill the budget.
-    const limited = await startTestApp({ clock: new ManualClock('2026-03-01T12:00:30.000Z'), env: { RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '3', METRICS_ENABLED: 'true', METRICS_TOKEN: token } });
+    const limited = await startTestApp({
+      clock: new ManualClock('2026-03-01T12:00:30.000Z'),
+      env: { RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '3', METRICS_ENABLED: 'true', METRICS_TOKEN: token },
+    });
     try {
       const probes = [];
       for (let i = 0; i < 5; i++) {
@@ -163,8 +205,16 @@ describe('Idempotency-Key', () => {
   it('replays the original status and body for the same request, executing once', async () => {
     const o = await buildOrg(app);
     const before = await keyCount(o.orgId);
-    const first = await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'k-1' } });
-    const second = await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'k-1' } });
+    const first = await call(app, 'POST', '/v1/api-keys', {
+      key: o.admin,
+      json: body,
+      headers: { 'idempotency-key': 'k-1' },
+    });
+    const second = await call(app, 'POST', '/v1/api-keys', {
+      key: o.admin,
+      json: body,
+      headers: { 'idempotency-key': 'k-1' },
+    });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.text).toBe(first.text);
@@ -177,22 +227,52 @@ describe('Idempotency-Key', () => {
   // idempotency-principal.test.ts.
   it('stores the replay sealed (never the secret in clear)', async () => {
     const o = await buildOrg(app);
-    const first = await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'k-sealed' } });
-    const stored = await app.db.query('SELECT response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2', [o.orgId, 'k-sealed']);
+    const first = await call(app, 'POST', '/v1/api-keys', {
+      key: o.admin,
+      json: body,
+      headers: { 'idempotency-key': 'k-sealed' },
+    });
+    const stored = await app.db.query('SELECT response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2', [
+      o.orgId,
+      'k-sealed',
+    ]);
     expect(stored.rows[0].response_body.includes(Buffer.from(first.body.secret))).toBe(false);
   });
 
   it('409 idempotency.key_reused for a different body or another route', async () => {
     const o = await buildOrg(app);
     await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'k-2' } });
-    expectProblem(await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: { ...body, name: 'other' }, headers: { 'idempotency-key': 'k-2' } }), 409, 'idempotency.key_reused');
-    expectProblem(await call(app, 'POST', `/v1/api-keys/${o.adminId}:rotate`, { key: o.admin, headers: { 'idempotency-key': 'k-2' } }), 409, 'idempotency.key_reused');
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys', {
+        key: o.admin,
+        json: { ...body, name: 'other' },
+        headers: { 'idempotency-key': 'k-2' },
+      }),
+      409,
+      'idempotency.key_reused',
+    );
+    expectProblem(
+      await call(app, 'POST', `/v1/api-keys/${o.adminId}:rotate`, {
+        key: o.admin,
+        headers: { 'idempotency-key': 'k-2' },
+      }),
+      409,
+      'idempotency.key_reused',
+    );
   });
 
   it('replays errors below 500 too', async () => {
     const o = await buildOrg(app);
-    const a = await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: { name: '' }, headers: { 'idempotency-key': 'bad-1' } });
-    const b = await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: { name: '' }, headers: { 'idempotency-key': 'bad-1' } });
+    const a = await call(app, 'POST', '/v1/api-keys', {
+      key: o.admin,
+      json: { name: '' },
+      headers: { 'idempotency-key': 'bad-1' },
+    });
+    const b = await call(app, 'POST', '/v1/api-keys', {
+      key: o.admin,
+      json: { name: '' },
+      headers: { 'idempotency-key': 'bad-1' },
+    });
     expect(a.status).toBe(400);
     expect(b.status).toBe(400);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
@@ -202,38 +282,81 @@ describe('Idempotency-Key', () => {
   it('keys are per organization', async () => {
     const a = await buildOrg(app);
     const b = await buildOrg(app);
-    const ra = await call(app, 'POST', '/v1/api-keys', { key: a.admin, json: body, headers: { 'idempotency-key': 'shared' } });
-    const rb = await call(app, 'POST', '/v1/api-keys', { key: b.admin, json: { ...body, name: 'b' }, headers: { 'idempotency-key': 'shared' } });
+    const ra = await call(app, 'POST', '/v1/api-keys', {
+      key: a.admin,
+      json: body,
+      headers: { 'idempotency-key': 'shared' },
+    });
+    const rb = await call(app, 'POST', '/v1/api-keys', {
+      key: b.admin,
+      json: { ...body, name: 'b' },
+      headers: { 'idempotency-key': 'shared' },
+    });
     expect(ra.status).toBe(201);
     expect(rb.status).toBe(201);
     expect(rb.body.name).toBe('b');
   });
 
   it('over 255 characters → 400; exactly 255 is fine', async () => {
-    expectProblem(await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: body, headers: { 'idempotency-key': 'x'.repeat(256) } }), 400, 'idempotency.key_invalid');
-    expect((await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: body, headers: { 'idempotency-key': 'y'.repeat(255) } })).status).toBe(201);
+    expectProblem(
+      await call(app, 'POST', '/v1/api-keys', {
+        key: org.admin,
+        json: body,
+        headers: { 'idempotency-key': 'x'.repeat(256) },
+      }),
+      400,
+      'idempotency.key_invalid',
+    );
+    expect(
+      (
+        await call(app, 'POST', '/v1/api-keys', {
+          key: org.admin,
+          json: body,
+          headers: { 'idempotency-key': 'y'.repeat(255) },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('concurrent requests with one key execute once', async () => {
     const o = await buildOrg(app);
     const before = await keyCount(o.orgId);
-    const replies = await Promise.all(Array.from({ length: 8 }, () => call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'race' } })));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'race' } }),
+      ),
+    );
     expect(await keyCount(o.orgId)).toBe(before + 1);
     const statuses = replies.map((r) => r.status);
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-    for (const r of replies.filter((x) => x.status === 409)) expect(r.body.code).toBe('idempotency.request_in_progress');
+    for (const r of replies.filter((x) => x.status === 409))
+      expect(r.body.code).toBe('idempotency.request_in_progress');
     const ids = new Set(replies.filter((r) => r.status === 201).map((r) => r.body.id));
     expect(ids.size).toBe(1);
   });
 
   it('is retained 24 h: an expired record no longer replays', async () => {
     const o = await buildOrg(app);
-    const first = await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'old' } });
-    const { rows } = await app.db.query('SELECT expires_at, created_at FROM idempotency_keys WHERE org_id = $1 AND key = $2', [o.orgId, 'old']);
+    const first = await call(app, 'POST', '/v1/api-keys', {
+      key: o.admin,
+      json: body,
+      headers: { 'idempotency-key': 'old' },
+    });
+    const { rows } = await app.db.query(
+      'SELECT expires_at, created_at FROM idempotency_keys WHERE org_id = $1 AND key = $2',
+      [o.orgId, 'old'],
+    );
     expect(rows[0].expires_at.getTime() - rows[0].created_at.getTime()).toBe(24 * 3_600_000);
-    await app.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE org_id = $1 AND key = $2`, [o.orgId, 'old']);
-    const again = await call(app, 'POST', '/v1/api-keys', { key: o.admin, json: body, headers: { 'idempotency-key': 'old' } });
+    await app.db.query(
+      `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE org_id = $1 AND key = $2`,
+      [o.orgId, 'old'],
+    );
+    const again = await call(app, 'POST', '/v1/api-keys', {
+      key: o.admin,
+      json: body,
+      headers: { 'idempotency-key': 'old' },
+    });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(first.body.id);
   });
@@ -244,11 +367,17 @@ describe('NUL characters PostgreSQL cannot store', () => {
     const app = await startTestApp();
     try {
       const org = await buildOrg(app);
-      const r = await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: 'a\u0000b', scopes: ['scans:read'] } });
+      const r = await call(app, 'POST', '/v1/api-keys', {
+        key: org.admin,
+        json: { name: 'a\u0000b', scopes: ['scans:read'] },
+      });
       expectProblem(r, 400, 'request.validation_failed');
       expect(r.body.errors).toEqual([{ path: 'name', message: 'must not contain the NUL character (U+0000)' }]);
       // A literal backslash-u-0000 in text is not a NUL.
-      const ok = await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: 'literal \\u0000 text', scopes: ['scans:read'] } });
+      const ok = await call(app, 'POST', '/v1/api-keys', {
+        key: org.admin,
+        json: { name: 'literal \\u0000 text', scopes: ['scans:read'] },
+      });
       expect(ok.status).toBe(201);
       expect(ok.body.name).toBe('literal \\u0000 text');
     } finally {

@@ -21,9 +21,19 @@ beforeAll(async () => {
   ({ child } = await start(
     ['server/main.ts'],
     {
-      DATABASE_URL: minter.config.DATABASE_URL, PORT: String(port), HOST: '127.0.0.1', SECRET_KEY: TEST_MASTER_SECRET, WORKER_THREADS: '0',
-      JOBS_ENABLED: 'false', WEBHOOK_DELIVERY_ENABLED: 'false', LOG_LEVEL: 'warn', METRICS_ENABLED: 'false', REDIS_URL: undefined,
-      CLUSTER_WORKERS: undefined, DATA_DIR: undefined, SHUTDOWN_TIMEOUT_MS: '20000',
+      DATABASE_URL: minter.config.DATABASE_URL,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SECRET_KEY: TEST_MASTER_SECRET,
+      WORKER_THREADS: '0',
+      JOBS_ENABLED: 'false',
+      WEBHOOK_DELIVERY_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+      METRICS_ENABLED: 'false',
+      REDIS_URL: undefined,
+      CLUSTER_WORKERS: undefined,
+      DATA_DIR: undefined,
+      SHUTDOWN_TIMEOUT_MS: '20000',
     },
     null,
     port,
@@ -54,31 +64,35 @@ const until = async (what: () => boolean, ms = 10_000) => {
   }
 };
 
-it('SIGTERM: idle keep-alive connections are closed first; the in-flight response carries Connection: close and still succeeds', { timeout: 60_000 }, async () => {
-  // A keep-alive connection that has had its response and sits idle.
-  const idle = await connect();
-  idle.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`);
-  await until(() => idle.data().includes('"status":"ok"'));
-  expect(idle.data()).toMatch(/connection: keep-alive/i);
+it(
+  'SIGTERM: idle keep-alive connections are closed first; the in-flight response carries Connection: close and still succeeds',
+  { timeout: 60_000 },
+  async () => {
+    // A keep-alive connection that has had its response and sits idle.
+    const idle = await connect();
+    idle.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`);
+    await until(() => idle.data().includes('"status":"ok"'));
+    expect(idle.data()).toMatch(/connection: keep-alive/i);
 
-  // A request in flight: headers and half of its body sent.
-  const body = JSON.stringify({ name: 'drained', scopes: ['scans:read'] });
-  const busy = await connect();
-  busy.socket.write(
-    `POST /v1/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nAuthorization: Bearer ${org.admin}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
-  );
-  await new Promise((r) => setTimeout(r, 200));
+    // A request in flight: headers and half of its body sent.
+    const body = JSON.stringify({ name: 'drained', scopes: ['scans:read'] });
+    const busy = await connect();
+    busy.socket.write(
+      `POST /v1/api-keys HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nAuthorization: Bearer ${org.admin}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((r) => setTimeout(r, 200));
 
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  // The idle one goes at once, without the client sending anything.
-  await idle.closed;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    // The idle one goes at once, without the client sending anything.
+    await idle.closed;
 
-  busy.socket.write(body.slice(10));
-  await busy.closed;
-  const head = busy.data().split('\r\n\r\n')[0]!;
-  expect(head).toMatch(/^HTTP\/1\.1 201/);
-  expect(head).toMatch(/\r\nconnection: close\r\n/i);
-  expect(await exited).toBe(0);
-});
+    busy.socket.write(body.slice(10));
+    await busy.closed;
+    const head = busy.data().split('\r\n\r\n')[0]!;
+    expect(head).toMatch(/^HTTP\/1\.1 201/);
+    expect(head).toMatch(/\r\nconnection: close\r\n/i);
+    expect(await exited).toBe(0);
+  },
+);

@@ -28,7 +28,12 @@ const baseEnv = (): NodeJS.ProcessEnv => {
 };
 
 function cli(args: string[], env: NodeJS.ProcessEnv = baseEnv()) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -45,13 +50,23 @@ beforeAll(async () => {
   port = await freePort();
   // `npm start` itself, so the SIGTERM below goes to npm, as a process manager's would: the start
   // script execs node, so the signal reaches the server and it drains.
-  server = spawn('npm', ['start'], { cwd: ROOT, env: { ...baseEnv(), PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  server = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...baseEnv(), PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   server.stderr!.on('data', (d) => (stderr += d));
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`server exited: ${stderr}`);
-    if ((await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0)) === 200) break;
+    if (
+      (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`server did not become healthy: ${stderr}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -104,11 +119,24 @@ describe('npm start on the embedded default, then the CLI', () => {
     const body = JSON.stringify({ name: 'drained', scopes: ['scans:read'] });
     const half = Math.floor(body.length / 2);
     const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/api-keys', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/api-keys',
+          headers: {
+            authorization: `Bearer ${secret}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, half));
       setTimeout(() => {
@@ -130,7 +158,19 @@ describe('npm start on the embedded default, then the CLI', () => {
     expect(names).toContain('drained');
     expect(existsSync(pidFile)).toBe(false);
 
-    const created = cli(['keys', 'create', '--org', 'e2e-corp', '--name', 'ops', '--scopes', 'scans:read,scans:write', '--environment', 'test', '--json']);
+    const created = cli([
+      'keys',
+      'create',
+      '--org',
+      'e2e-corp',
+      '--name',
+      'ops',
+      '--scopes',
+      'scans:read,scans:write',
+      '--environment',
+      'test',
+      '--json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const key = JSON.parse(created.stdout).api_key;
     expect(key.secret).toMatch(/^sk_test_/);

@@ -26,23 +26,39 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const counter = async (m: { get(): Promise<{ values: { value: number; labels: Record<string, unknown> }[] }> }, labels: Record<string, string> = {}) =>
-  (await m.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
+const counter = async (
+  m: { get(): Promise<{ values: { value: number; labels: Record<string, unknown> }[] }> },
+  labels: Record<string, string> = {},
+) =>
+  (await m.get()).values
+    .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
+    .reduce((n, v) => n + v.value, 0);
 
 const captured = async (text: string) => {
-  const r = await call(app, 'POST', '/v1/scans', { key: org.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text }, options: { capture: true } } });
+  const r = await call(app, 'POST', '/v1/scans', {
+    key: org.admin,
+    json: { kind: 'content', surface: 'user_message', content: { type: 'text', text }, options: { capture: true } },
+  });
   expect(r.status).toBe(201);
   return r.body.id as string;
 };
 const row = async (id: string) =>
-  (await app.db.query('SELECT content, content_stored, content_expires_at FROM scans WHERE org_id = $1 AND id = $2', [org.orgId, id])).rows[0];
+  (
+    await app.db.query('SELECT content, content_stored, content_expires_at FROM scans WHERE org_id = $1 AND id = $2', [
+      org.orgId,
+      id,
+    ])
+  ).rows[0];
 const getScan = (id: string) => call(app, 'GET', `/v1/scans/${id}`, { key: org.admin });
 
 // Other schedulers on the same database stand for other processes of one deployment.
 const opened: { jobs: Jobs; pool: Db }[] = [];
 async function scheduler(options: JobsOptions = {}, m: Metrics = createMetrics(false)): Promise<Jobs> {
   const pool = createPool(inject('databaseUrl'), 3, () => undefined);
-  const jobs = await startJobs({ db: pool, clock, logger: createLogger('silent'), metrics: m, config: app.config }, { processEvery: 200, ...options });
+  const jobs = await startJobs(
+    { db: pool, clock, logger: createLogger('silent'), metrics: m, config: app.config },
+    { processEvery: 200, ...options },
+  );
   opened.push({ jobs, pool });
   return jobs;
 }
@@ -50,12 +66,16 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map(async ({ jobs, pool }) => (await jobs.stop(), await pool.end())));
 });
 
-const rowsNamed = async (name: string) => (await app.db.query('SELECT type FROM agenda_jobs WHERE name = $1', [name])).rows as { type: string }[];
+const rowsNamed = async (name: string) =>
+  (await app.db.query('SELECT type FROM agenda_jobs WHERE name = $1', [name])).rows as { type: string }[];
 
 describe('expire-scan-content', () => {
   it('clears content past the retention window, keeps the rest, and counts it', async () => {
     const old = [await captured('old one'), await captured('old two'), await captured('old three')];
-    const uncaptured = await call(app, 'POST', '/v1/scans', { key: org.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'not kept' } } });
+    const uncaptured = await call(app, 'POST', '/v1/scans', {
+      key: org.admin,
+      json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'not kept' } },
+    });
     clock.advance(20 * DAY);
     const fresh = await captured('fresh');
     clock.advance(11 * DAY); // old ones: 31 days; fresh: 11 days
@@ -77,16 +97,34 @@ describe('expire-scan-content', () => {
     expect((await getScan(fresh)).body.content).toEqual({ type: 'text', text: 'fresh' });
     expect(await row(uncaptured.body.id)).toEqual({ content: null, content_stored: false, content_expires_at: null });
     expect((await counter(metrics.scanContentExpired)) - before).toBe(3);
-    expect(await counter(metrics.jobRuns, { job: expireScanContent.name, outcome: 'success' })).toBeGreaterThanOrEqual(1);
+    expect(await counter(metrics.jobRuns, { job: expireScanContent.name, outcome: 'success' })).toBeGreaterThanOrEqual(
+      1,
+    );
   });
 
   it('loops over batches until none are left (RETENTION_BATCH_SIZE=2, 5 rows)', async () => {
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push(await captured(`batch ${i}`));
     const other = await buildOrg(app, 'Jobs other');
-    const elsewhere = await call(app, 'POST', '/v1/scans', { key: other.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'later' }, options: { capture: true } } });
+    const elsewhere = await call(app, 'POST', '/v1/scans', {
+      key: other.admin,
+      json: {
+        kind: 'content',
+        surface: 'user_message',
+        content: { type: 'text', text: 'later' },
+        options: { capture: true },
+      },
+    });
     clock.advance(31 * DAY);
-    const later = await call(app, 'POST', '/v1/scans', { key: other.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'still in window' }, options: { capture: true } } });
+    const later = await call(app, 'POST', '/v1/scans', {
+      key: other.admin,
+      json: {
+        kind: 'content',
+        surface: 'user_message',
+        content: { type: 'text', text: 'still in window' },
+        options: { capture: true },
+      },
+    });
     const before = await counter(metrics.scanContentExpired);
 
     await app.jobs!.runNow(expireScanContent.name);
@@ -106,7 +144,9 @@ describe('expire-scan-content', () => {
     try {
       await c.query('BEGIN');
       await c.query('SET LOCAL enable_seqscan = off'); // a tiny test table; ask which index the planner can use
-      const { rows } = await c.query('EXPLAIN SELECT org_id, id FROM scans WHERE content IS NOT NULL AND content_expires_at <= now() LIMIT 5000');
+      const { rows } = await c.query(
+        'EXPLAIN SELECT org_id, id FROM scans WHERE content IS NOT NULL AND content_expires_at <= now() LIMIT 5000',
+      );
       expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('scans_content_expiry_idx');
     } finally {
       await c.query('ROLLBACK');
@@ -117,7 +157,12 @@ describe('expire-scan-content', () => {
 
 describe('cleanup-idempotency-keys', () => {
   it('deletes records past 24 h through the scheduler and counts them', async () => {
-    const create = (key: string) => call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: key, scopes: ['scans:read'] }, headers: { 'idempotency-key': key } });
+    const create = (key: string) =>
+      call(app, 'POST', '/v1/api-keys', {
+        key: org.admin,
+        json: { name: key, scopes: ['scans:read'] },
+        headers: { 'idempotency-key': key },
+      });
     expect((await create('jobs-old-1')).status).toBe(201);
     expect((await create('jobs-old-2')).status).toBe(201);
     clock.advance(20 * 3_600_000);
@@ -166,12 +211,17 @@ describe('the scheduler', () => {
   it('registration is idempotent: restarts and several schedulers leave one row per job', async () => {
     await scheduler();
     await Promise.all([scheduler(), scheduler()]);
-    for (const job of [expireScanContent, cleanupIdempotencyKeys]) expect(await rowsNamed(job.name)).toEqual([{ type: 'single' }]);
+    for (const job of [expireScanContent, cleanupIdempotencyKeys])
+      expect(await rowsNamed(job.name)).toEqual([{ type: 'single' }]);
   });
 
   it('two schedulers on one database: a due job runs once, and runNow runs once', async () => {
     const runs: string[] = [];
-    const job: JobModule = { name: `test-once-${randomBytes(3).toString('hex')}`, every: '1 hour', run: async (ctx) => void runs.push(ctx.clock.now().toISOString()) };
+    const job: JobModule = {
+      name: `test-once-${randomBytes(3).toString('hex')}`,
+      every: '1 hour',
+      run: async (ctx) => void runs.push(ctx.clock.now().toISOString()),
+    };
     const [a] = await Promise.all([scheduler({ jobs: [job] }), scheduler({ jobs: [job] })]);
     await expect.poll(() => runs.length, { timeout: 5_000, interval: 20 }).toBe(1);
     await new Promise((r) => setTimeout(r, 1_500)); // several polls of both schedulers
@@ -194,7 +244,9 @@ describe('the scheduler', () => {
       },
     };
     const jobs = await scheduler({ jobs: [job] }, m);
-    await expect.poll(() => counter(m.jobRuns, { job: job.name, outcome: 'success' }), { timeout: 5_000, interval: 20 }).toBe(1);
+    await expect
+      .poll(() => counter(m.jobRuns, { job: job.name, outcome: 'success' }), { timeout: 5_000, interval: 20 })
+      .toBe(1);
     armed = true;
     const failed = await jobs.runNow(job.name).catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(JobFailedError);
@@ -203,7 +255,9 @@ describe('the scheduler', () => {
     armed = false;
     await jobs.runNow(job.name);
     expect(await counter(m.jobRuns, { job: job.name, outcome: 'success' })).toBe(2);
-    const durations = (await m.jobDuration.get()).values.filter((v) => v.metricName === 'job_duration_seconds_count' && v.labels.job === job.name);
+    const durations = (await m.jobDuration.get()).values.filter(
+      (v) => v.metricName === 'job_duration_seconds_count' && v.labels.job === job.name,
+    );
     expect(durations.map((v) => v.value)).toEqual([3]);
     expect(await rowsNamed(job.name)).toEqual([{ type: 'single' }]);
     await app.db.query('DELETE FROM agenda_jobs WHERE name = $1', [job.name]);
@@ -227,6 +281,7 @@ describe('/metrics', () => {
       `job_lag_seconds_count{job="${expireScanContent.name}"}`,
       'scan_content_expired_total',
       'idempotency_keys_expired_total',
-    ]) expect(r.text, name).toContain(name);
+    ])
+      expect(r.text, name).toContain(name);
   });
 });

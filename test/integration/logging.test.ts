@@ -22,8 +22,15 @@ afterAll(async () => app?.close());
 
 describe('logs', () => {
   it('carry the request id on every request line and never a secret', async () => {
-    const created = await call(app, 'POST', '/v1/api-keys', { key: org.admin, json: { name: 'logged', scopes: ['scans:read'] }, headers: { 'x-request-id': 'log-test-1' } });
-    const rotated = await call(app, 'POST', `/v1/api-keys/${created.body.id}:rotate`, { key: org.admin, headers: { 'x-request-id': 'log-test-2' } });
+    const created = await call(app, 'POST', '/v1/api-keys', {
+      key: org.admin,
+      json: { name: 'logged', scopes: ['scans:read'] },
+      headers: { 'x-request-id': 'log-test-1' },
+    });
+    const rotated = await call(app, 'POST', `/v1/api-keys/${created.body.id}:rotate`, {
+      key: org.admin,
+      headers: { 'x-request-id': 'log-test-2' },
+    });
     await call(app, 'GET', '/v1/me', { key: 'sk_live_notarealkeybutsecretlooking000000000000000' });
     const text = lines.join('');
     const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
@@ -50,7 +57,12 @@ describe('client faults and server faults', () => {
     const controlLines: string[] = [];
     const metrics = createMetrics(false);
     const control = express();
-    control.use(requestContext(createLogger('debug', new Writable({ write: (c, _e, done) => (controlLines.push(String(c)), done()) })), metrics));
+    control.use(
+      requestContext(
+        createLogger('debug', new Writable({ write: (c, _e, done) => (controlLines.push(String(c)), done()) })),
+        metrics,
+      ),
+    );
     control.get('/boom', () => {
       throw new Error('server bug');
     });
@@ -76,22 +88,40 @@ describe('client faults and server faults', () => {
       const replies = [
         // Lone surrogates that used to reach PostgreSQL (500, the driver's stack at error level).
         await call(a, 'POST', '/v1/policies', { key: o.admin, json: policy('\ud800') }),
-        await call(a, 'POST', '/v1/scans', { key: o.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'x' }, context: { agent_id: '\udc00' } } }),
+        await call(a, 'POST', '/v1/scans', {
+          key: o.admin,
+          json: {
+            kind: 'content',
+            surface: 'user_message',
+            content: { type: 'text', text: 'x' },
+            context: { agent_id: '\udc00' },
+          },
+        }),
         await call(a, 'GET', '/v1/scans?agent_id=%00', { key: o.admin }),
         await call(a, 'GET', '/v1/scans?agent_id=%ED%A0%80', { key: o.admin }),
         await call(a, 'GET', '/v1/scans/%ED%A0%80', { key: o.admin }),
         await call(a, 'POST', '/v1/policies', { key: o.admin, raw: '{"name": ' }),
         await call(a, 'POST', '/v1/policies', { key: o.admin, raw: '{}', headers: { 'content-encoding': 'gzip' } }),
-        await call(a, 'POST', '/v1/policies', { key: o.admin, raw: '{}', contentType: 'application/json; charset=utf-16' }),
+        await call(a, 'POST', '/v1/policies', {
+          key: o.admin,
+          raw: '{}',
+          contentType: 'application/json; charset=utf-16',
+        }),
       ];
       expect(replies.map((r) => r.status)).toEqual([400, 400, 400, 400, 400, 400, 400, 415]);
-      await rawSend(a, `POST /v1/policies HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${o.admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": `, 200);
+      await rawSend(
+        a,
+        `POST /v1/policies HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${o.admin}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": `,
+        200,
+      );
       await rawSend(a, 'NOT HTTP\r\n\r\n', 100);
       const logged = faultLines.map((l) => JSON.parse(l));
       expect(logged.filter((l) => l.level >= 50)).toEqual([]);
       expect(faultLines.join('')).not.toContain('stack');
       // What a library reported is there at debug, by kind.
-      expect(logged.filter((l) => l.msg === 'client fault').map((l) => l.cause)).toEqual(expect.arrayContaining(['entity.parse.failed', 'URIError']));
+      expect(logged.filter((l) => l.msg === 'client fault').map((l) => l.cause)).toEqual(
+        expect.arrayContaining(['entity.parse.failed', 'URIError']),
+      );
     } finally {
       await a.close();
     }

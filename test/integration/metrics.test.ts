@@ -14,12 +14,24 @@ describe('/metrics', () => {
     const org = await buildOrg(app);
     expectProblem(await call(app, 'GET', '/metrics'), 401, 'metrics.unauthenticated');
     expectProblem(await call(app, 'GET', '/metrics', { key: org.admin }), 401, 'metrics.unauthenticated');
-    expectProblem(await call(app, 'GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}x` } }), 401, 'metrics.unauthenticated');
+    expectProblem(
+      await call(app, 'GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}x` } }),
+      401,
+      'metrics.unauthenticated',
+    );
   });
 
   it('reports scan, detector, pool, writer and decision metrics after a scan', async () => {
     const org = await buildOrg(app);
-    const scan = await call(app, 'POST', '/v1/scans', { key: org.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'card 4111 1111 1111 1111' }, options: { tier: 'accurate' } } });
+    const scan = await call(app, 'POST', '/v1/scans', {
+      key: org.admin,
+      json: {
+        kind: 'content',
+        surface: 'user_message',
+        content: { type: 'text', text: 'card 4111 1111 1111 1111' },
+        options: { tier: 'accurate' },
+      },
+    });
     expect(scan.status).toBe(201);
     const r = await call(app, 'GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(r.status).toBe(200);
@@ -31,6 +43,7 @@ describe('/metrics', () => {
       'cf_pool_queue_depth 0',
       'cf_pool_wait_seconds_count',
       'cf_scan_write_batch_rows_count',
-    ]) expect(r.text, name).toContain(name);
+    ])
+      expect(r.text, name).toContain(name);
   });
 });

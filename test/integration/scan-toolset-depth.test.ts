@@ -24,20 +24,34 @@ function toolsetScan(levels: number, capture: boolean): string {
 
 describe('toolset input schemas nest at most as deep as the scan reads', () => {
   it(`${TOOLSET_SCHEMA_MAX_DEPTH} levels are scanned (the deepest string is read) and stored`, async () => {
-    const r = await call(app, 'POST', '/v1/scans', { key: org.admin, raw: toolsetScan(TOOLSET_SCHEMA_MAX_DEPTH, true) });
+    const r = await call(app, 'POST', '/v1/scans', {
+      key: org.admin,
+      raw: toolsetScan(TOOLSET_SCHEMA_MAX_DEPTH, true),
+    });
     expect(r.status, r.text).toBe(201);
     expect(JSON.stringify(r.body.findings)).toContain('536-22-1234');
   });
 
   // Found by test/reliability/fuzz.test.ts: 5,000+ levels with capture overflowed the stack in the
   // scan writer's JSON.stringify — a 500, failing every scan of the same group-commit batch.
-  it.each([TOOLSET_SCHEMA_MAX_DEPTH + 1, 10_000])('%i levels → 400 naming the schema, nothing stored', async (levels) => {
-    const before = (await app.db.query('SELECT count(*)::int AS n FROM scans WHERE org_id = $1', [org.orgId])).rows[0].n;
-    for (const capture of [false, true]) {
-      const r = await call(app, 'POST', '/v1/scans', { key: org.admin, raw: toolsetScan(levels, capture) });
-      expectProblem(r, 400, 'request.validation_failed');
-      expect(r.body.errors).toEqual([{ path: 'content.tools.0.input_schema', message: expect.stringContaining(`deeper than ${TOOLSET_SCHEMA_MAX_DEPTH} levels`) }]);
-    }
-    expect((await app.db.query('SELECT count(*)::int AS n FROM scans WHERE org_id = $1', [org.orgId])).rows[0].n).toBe(before);
-  });
+  it.each([TOOLSET_SCHEMA_MAX_DEPTH + 1, 10_000])(
+    '%i levels → 400 naming the schema, nothing stored',
+    async (levels) => {
+      const before = (await app.db.query('SELECT count(*)::int AS n FROM scans WHERE org_id = $1', [org.orgId])).rows[0]
+        .n;
+      for (const capture of [false, true]) {
+        const r = await call(app, 'POST', '/v1/scans', { key: org.admin, raw: toolsetScan(levels, capture) });
+        expectProblem(r, 400, 'request.validation_failed');
+        expect(r.body.errors).toEqual([
+          {
+            path: 'content.tools.0.input_schema',
+            message: expect.stringContaining(`deeper than ${TOOLSET_SCHEMA_MAX_DEPTH} levels`),
+          },
+        ]);
+      }
+      expect(
+        (await app.db.query('SELECT count(*)::int AS n FROM scans WHERE org_id = $1', [org.orgId])).rows[0].n,
+      ).toBe(before);
+    },
+  );
 });

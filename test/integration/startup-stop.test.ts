@@ -40,12 +40,35 @@ afterEach(() => {
  * `npm`: as `npm start` in a process group of its own, as a terminal runs it, so the test can signal
  * the group the way Ctrl-C does (`process.kill(-child.pid, …)`).
  */
-function startServer(dir: string, port: number, args: string[], onLine: (line: string, child: ReturnType<typeof spawn>) => void, o: { npm?: boolean; env?: Record<string, string> } = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', WORKER_THREADS: '1', ...o.env };
+function startServer(
+  dir: string,
+  port: number,
+  args: string[],
+  onLine: (line: string, child: ReturnType<typeof spawn>) => void,
+  o: { npm?: boolean; env?: Record<string, string> } = {},
+) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    WORKER_THREADS: '1',
+    ...o.env,
+  };
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'SECRET_KEY', 'CLUSTER_WORKERS']) delete env[k];
   const child = o.npm
-    ? spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    : spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      })
+    : spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...args], {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   let out = '';
   const feed = (d: Buffer) => {
     out += d.toString();
@@ -55,7 +78,9 @@ function startServer(dir: string, port: number, args: string[], onLine: (line: s
   };
   child.stdout!.on('data', feed);
   child.stderr!.on('data', feed);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exited };
 }
 
@@ -78,20 +103,24 @@ describe('start-up that cannot finish, or is asked to stop, leaves nothing runni
   });
 
   for (const args of [[], ['--cluster', '1']]) {
-    it(`SIGTERM while starting${args.length ? ' (cluster primary)' : ''}: stops cleanly, exit 0, embedded PostgreSQL stopped`, { timeout: 90_000 }, async () => {
-      const dir = dataDir();
-      let signalled = false;
-      const { exited } = startServer(dir, 0, args, (line, child) => {
-        // The cluster is up, the models are not loaded yet: a signal now used to kill the process outright.
-        if (!signalled && line.includes('embedded PostgreSQL started')) {
-          signalled = true;
-          child.kill('SIGTERM');
-        }
-      });
-      expect(await exited).toEqual({ code: 0, signal: null });
-      expect(signalled).toBe(true);
-      expect(existsSync(pidFile(dir))).toBe(false);
-    });
+    it(
+      `SIGTERM while starting${args.length ? ' (cluster primary)' : ''}: stops cleanly, exit 0, embedded PostgreSQL stopped`,
+      { timeout: 90_000 },
+      async () => {
+        const dir = dataDir();
+        let signalled = false;
+        const { exited } = startServer(dir, 0, args, (line, child) => {
+          // The cluster is up, the models are not loaded yet: a signal now used to kill the process outright.
+          if (!signalled && line.includes('embedded PostgreSQL started')) {
+            signalled = true;
+            child.kill('SIGTERM');
+          }
+        });
+        expect(await exited).toEqual({ code: 0, signal: null });
+        expect(signalled).toBe(true);
+        expect(existsSync(pidFile(dir))).toBe(false);
+      },
+    );
   }
 });
 
@@ -106,70 +135,102 @@ describe('a signal to the whole process group of npm start (Ctrl-C) stops cleanl
   const group = (child: ReturnType<typeof spawn>, signal: NodeJS.Signals) => process.kill(-child.pid!, signal);
 
   for (const args of [[], ['--cluster', '1']]) {
-    it(`SIGINT to the group once serving${args.length ? ' (cluster)' : ''}: one drain, exit 0, the cluster stopped`, { timeout: 90_000 }, async () => {
-      const dir = dataDir();
-      const lines: string[] = [];
-      let signalled = false;
-      const { exited } = startServer(dir, 0, args, (line, child) => {
-        lines.push(line);
-        if (!signalled && /content firewall (cluster )?listening/.test(line)) {
-          signalled = true;
-          group(child, 'SIGINT');
-        }
-      }, { npm: true, env: { WORKER_THREADS: '0' } });
-      expect(await exited).toEqual({ code: 0, signal: null });
-      expect(signalled).toBe(true);
-      expect(lines.filter((l) => l.includes('exiting now'))).toEqual([]);
-      expect(lines.some((l) => l.includes('embedded PostgreSQL stopped'))).toBe(true);
-      expect(existsSync(pidFile(dir))).toBe(false);
-      expect(postmastersOf(dir)).toEqual([]);
-    });
+    it(
+      `SIGINT to the group once serving${args.length ? ' (cluster)' : ''}: one drain, exit 0, the cluster stopped`,
+      { timeout: 90_000 },
+      async () => {
+        const dir = dataDir();
+        const lines: string[] = [];
+        let signalled = false;
+        const { exited } = startServer(
+          dir,
+          0,
+          args,
+          (line, child) => {
+            lines.push(line);
+            if (!signalled && /content firewall (cluster )?listening/.test(line)) {
+              signalled = true;
+              group(child, 'SIGINT');
+            }
+          },
+          { npm: true, env: { WORKER_THREADS: '0' } },
+        );
+        expect(await exited).toEqual({ code: 0, signal: null });
+        expect(signalled).toBe(true);
+        expect(lines.filter((l) => l.includes('exiting now'))).toEqual([]);
+        expect(lines.some((l) => l.includes('embedded PostgreSQL stopped'))).toBe(true);
+        expect(existsSync(pidFile(dir))).toBe(false);
+        expect(postmastersOf(dir)).toEqual([]);
+      },
+    );
   }
 
-  it('SIGINT to the group while starting: start-up finishes, then stops; exit 0, the cluster stopped', { timeout: 90_000 }, async () => {
-    const dir = dataDir();
-    let signalled = false;
-    const { exited } = startServer(dir, 0, [], (line, child) => {
-      if (!signalled && line.includes('embedded PostgreSQL started')) {
-        signalled = true;
-        group(child, 'SIGINT');
-      }
-    }, { npm: true, env: { WORKER_THREADS: '0' } });
-    expect(await exited).toEqual({ code: 0, signal: null });
-    expect(existsSync(pidFile(dir))).toBe(false);
-    expect(postmastersOf(dir)).toEqual([]);
-  });
+  it(
+    'SIGINT to the group while starting: start-up finishes, then stops; exit 0, the cluster stopped',
+    { timeout: 90_000 },
+    async () => {
+      const dir = dataDir();
+      let signalled = false;
+      const { exited } = startServer(
+        dir,
+        0,
+        [],
+        (line, child) => {
+          if (!signalled && line.includes('embedded PostgreSQL started')) {
+            signalled = true;
+            group(child, 'SIGINT');
+          }
+        },
+        { npm: true, env: { WORKER_THREADS: '0' } },
+      );
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(existsSync(pidFile(dir))).toBe(false);
+      expect(postmastersOf(dir)).toEqual([]);
+    },
+  );
 
-  it('an operator\'s real second signal (after the duplicate window) forces the exit, and still stops the cluster', { timeout: 90_000 }, async () => {
-    const dir = dataDir();
-    const lines: string[] = [];
-    let listening!: () => void;
-    const ready = new Promise<void>((r) => (listening = r));
-    let port = 0;
-    const { child, exited } = startServer(dir, 0, [], (line) => {
-      lines.push(line);
-      const m = /"port":(\d+).*content firewall listening/.exec(line);
-      if (m) {
-        port = Number(m[1]);
-        listening();
-      }
-    }, { npm: true, env: { WORKER_THREADS: '0', SHUTDOWN_TIMEOUT_MS: '60000' } });
-    await ready;
-    // A request that keeps the drain waiting: headers sent, body never finished.
-    const socket = net.connect(port, '127.0.0.1');
-    await new Promise<void>((r) => socket.once('connect', () => r()));
-    socket.on('error', () => undefined);
-    socket.write('POST /v1/scans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
-    await new Promise((r) => setTimeout(r, 200));
-    group(child, 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(child.exitCode).toBeNull();
-    group(child, 'SIGTERM');
-    const result = await exited;
-    socket.destroy();
-    expect(result.code).toBe(1);
-    expect(lines.filter((l) => l.includes('exiting now')).length).toBe(1);
-    expect(existsSync(pidFile(dir))).toBe(false);
-    expect(postmastersOf(dir)).toEqual([]);
-  });
+  it(
+    "an operator's real second signal (after the duplicate window) forces the exit, and still stops the cluster",
+    { timeout: 90_000 },
+    async () => {
+      const dir = dataDir();
+      const lines: string[] = [];
+      let listening!: () => void;
+      const ready = new Promise<void>((r) => (listening = r));
+      let port = 0;
+      const { child, exited } = startServer(
+        dir,
+        0,
+        [],
+        (line) => {
+          lines.push(line);
+          const m = /"port":(\d+).*content firewall listening/.exec(line);
+          if (m) {
+            port = Number(m[1]);
+            listening();
+          }
+        },
+        { npm: true, env: { WORKER_THREADS: '0', SHUTDOWN_TIMEOUT_MS: '60000' } },
+      );
+      await ready;
+      // A request that keeps the drain waiting: headers sent, body never finished.
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.on('error', () => undefined);
+      socket.write(
+        'POST /v1/scans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      group(child, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(child.exitCode).toBeNull();
+      group(child, 'SIGTERM');
+      const result = await exited;
+      socket.destroy();
+      expect(result.code).toBe(1);
+      expect(lines.filter((l) => l.includes('exiting now')).length).toBe(1);
+      expect(existsSync(pidFile(dir))).toBe(false);
+      expect(postmastersOf(dir)).toEqual([]);
+    },
+  );
 });

@@ -43,7 +43,10 @@ beforeAll(async () => {
   databaseUrl = await isolatedDatabase();
   receiver = await startReceiver();
   // This process serves the API and stores scans; it sends nothing itself.
-  app = await startTestApp({ clock, env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1' } });
+  app = await startTestApp({
+    clock,
+    env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1' },
+  });
 });
 afterAll(async () => {
   for (const svc of services) await svc.kill();
@@ -55,16 +58,35 @@ it('resumes the retry schedule after the delivering process is killed mid-attemp
   const org = await buildOrg(app);
   await call(app, 'POST', '/v1/policies', {
     key: org.admin,
-    json: { name: 'p', is_default: true, rules: [{ name: 'ssn', when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] }] }, then: { action: 'blocked' } }], default_action: 'allowed' },
+    json: {
+      name: 'p',
+      is_default: true,
+      rules: [
+        { name: 'ssn', when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] }] }, then: { action: 'blocked' } },
+      ],
+      default_action: 'allowed',
+    },
   });
-  const hook = await call(app, 'POST', '/v1/webhooks', { key: org.admin, json: { url: receiver.url, events: ['scan.blocked'] } });
+  const hook = await call(app, 'POST', '/v1/webhooks', {
+    key: org.admin,
+    json: { url: receiver.url, events: ['scan.blocked'] },
+  });
   expect(hook.status).toBe(201);
-  const delivery = async () => (await call(app, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key: org.admin })).body.data[0];
+  const delivery = async () =>
+    (await call(app, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { key: org.admin })).body.data[0];
 
   let hang = false;
   receiver.respond = () => (hang ? { status: 200, delayMs: 60_000 } : { status: 500 });
   const a = await startChild(new Date(T0));
-  const scan = await call(app, 'POST', '/v1/scans', { key: org.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'ssn 536-22-1234' }, options: { tier: 'fast' } } });
+  const scan = await call(app, 'POST', '/v1/scans', {
+    key: org.admin,
+    json: {
+      kind: 'content',
+      surface: 'user_message',
+      content: { type: 'text', text: 'ssn 536-22-1234' },
+      options: { tier: 'fast' },
+    },
+  });
   expect(scan.body.decision.action).toBe('blocked');
 
   // Attempts 1 and 2 fail and are recorded.
@@ -89,7 +111,11 @@ it('resumes the retry schedule after the delivering process is killed mid-attemp
   await setTime(b, T0 + RETRY_SCHEDULE_MS[2] + LEASE_MS);
   await receiver.waitFor(4);
   await until(async () => (await delivery()).attempt === 3);
-  expect(await delivery()).toMatchObject({ status: 'failed', attempt: 3, next_attempt_at: new Date(T0 + RETRY_SCHEDULE_MS[3]).toISOString() });
+  expect(await delivery()).toMatchObject({
+    status: 'failed',
+    attempt: 3,
+    next_attempt_at: new Date(T0 + RETRY_SCHEDULE_MS[3]).toISOString(),
+  });
 
   // The rest of the schedule runs on the new process, on the original times.
   for (let n = 4; n <= 7; n++) {
@@ -102,5 +128,7 @@ it('resumes the retry schedule after the delivering process is killed mid-attemp
   await new Promise((r) => setTimeout(r, 300));
   // 7 attempts plus the one repeated after the kill; one event id throughout.
   expect(receiver.received).toHaveLength(8);
-  expect(new Set(receiver.received.map((r) => r.headers['service-event-id']))).toEqual(new Set([`evt_${scan.body.id.slice(5)}`]));
+  expect(new Set(receiver.received.map((r) => r.headers['service-event-id']))).toEqual(
+    new Set([`evt_${scan.body.id.slice(5)}`]),
+  );
 });

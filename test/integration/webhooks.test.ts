@@ -4,14 +4,31 @@ import { buildKeyring } from '../../lib/crypto.ts';
 import { verifyWebhookSignature } from '../../client/index.ts';
 import { RETRY_SCHEDULE_MS } from '../../services/webhooks/delivery.ts';
 import { decryptSecret } from '../../services/webhooks/secrets.ts';
-import { buildApiKey, buildOrg, call, expectProblem, isolatedDatabase, startTestApp, TEST_MASTER_SECRET, type TestApp, type TestOrg } from '../support/harness.ts';
+import {
+  buildApiKey,
+  buildOrg,
+  call,
+  expectProblem,
+  isolatedDatabase,
+  startTestApp,
+  TEST_MASTER_SECRET,
+  type TestApp,
+  type TestOrg,
+} from '../support/harness.ts';
 import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
 
 const SSN_TEXT = 'my ssn is 536-22-1234 please file it';
 const BLOCK_SSN = {
   name: 'block SSNs',
   is_default: true,
-  rules: [{ id: 'ssn', name: 'ssn', when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] }] }, then: { action: 'blocked' } }],
+  rules: [
+    {
+      id: 'ssn',
+      name: 'ssn',
+      when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] }] },
+      then: { action: 'blocked' },
+    },
+  ],
   default_action: 'allowed',
 };
 
@@ -23,24 +40,46 @@ let other: TestOrg;
 
 const pump = () => app.built.services.webhookPump!;
 const scan = (o: TestOrg, text: string, options: Record<string, unknown> = {}) =>
-  call(app, 'POST', '/v1/scans', { key: o.admin, json: { kind: 'content', surface: 'user_message', content: { type: 'text', text }, context: { agent_id: 'bot-1' }, options: { tier: 'fast', ...options } } });
-const createHook = (o: TestOrg, b: Record<string, unknown>) => call(app, 'POST', '/v1/webhooks', { key: o.admin, json: { url: receiver.url, events: ['scan.blocked'], ...b } });
-const deliveries = (o: TestOrg, hookId: string, q = '') => call(app, 'GET', `/v1/webhooks/${hookId}/deliveries${q}`, { key: o.admin });
+  call(app, 'POST', '/v1/scans', {
+    key: o.admin,
+    json: {
+      kind: 'content',
+      surface: 'user_message',
+      content: { type: 'text', text },
+      context: { agent_id: 'bot-1' },
+      options: { tier: 'fast', ...options },
+    },
+  });
+const createHook = (o: TestOrg, b: Record<string, unknown>) =>
+  call(app, 'POST', '/v1/webhooks', { key: o.admin, json: { url: receiver.url, events: ['scan.blocked'], ...b } });
+const deliveries = (o: TestOrg, hookId: string, q = '') =>
+  call(app, 'GET', `/v1/webhooks/${hookId}/deliveries${q}`, { key: o.admin });
 
 beforeAll(async () => {
   clock = new ManualClock('2026-03-01T00:00:00.000Z');
   receiver = await startReceiver();
   app = await startTestApp({
     clock,
-    env: { DATABASE_URL: await isolatedDatabase(), WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_POLL_MS: '60000', WEBHOOK_FAILING_THRESHOLD: '5' },
+    env: {
+      DATABASE_URL: await isolatedDatabase(),
+      WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+      WEBHOOK_CA_FILE: TEST_CA_FILE,
+      WEBHOOK_TIMEOUT_MS: '1500',
+      WEBHOOK_POLL_MS: '60000',
+      WEBHOOK_FAILING_THRESHOLD: '5',
+    },
     webhookDns: {
-      register: async (host) => (host === 'rebind.example.com' ? [{ address: '93.184.215.14', family: 4 }] : Promise.reject(new Error(`ENOTFOUND ${host}`))),
+      register: async (host) =>
+        host === 'rebind.example.com'
+          ? [{ address: '93.184.215.14', family: 4 }]
+          : Promise.reject(new Error(`ENOTFOUND ${host}`)),
       deliver: async () => [{ address: '10.0.0.7', family: 4 }],
     },
   });
   org = await buildOrg(app);
   other = await buildOrg(app);
-  for (const o of [org, other]) expect((await call(app, 'POST', '/v1/policies', { key: o.admin, json: BLOCK_SSN })).status).toBe(201);
+  for (const o of [org, other])
+    expect((await call(app, 'POST', '/v1/policies', { key: o.admin, json: BLOCK_SSN })).status).toBe(201);
 });
 afterAll(async () => {
   await app?.close();
@@ -53,7 +92,11 @@ beforeEach(() => {
 
 describe('webhook resources', () => {
   it('creates with the secret once, stores it sealed, reads without it, lists, deletes, and audits each change', async () => {
-    const r = await createHook(org, { events: ['scan.blocked', 'scan.flagged', 'scan.blocked'], description: 'SIEM', include_content: true });
+    const r = await createHook(org, {
+      events: ['scan.blocked', 'scan.flagged', 'scan.blocked'],
+      description: 'SIEM',
+      include_content: true,
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get('location')).toBe(`/v1/webhooks/${r.body.id}`);
     expect(r.body).toEqual({
@@ -67,9 +110,19 @@ describe('webhook resources', () => {
       created_at: clock.now().toISOString(),
       secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{43}$/),
     });
-    const { rows } = await app.db.query('SELECT secret_enc FROM webhooks WHERE org_id = $1 AND id = $2', [org.orgId, r.body.id]);
+    const { rows } = await app.db.query('SELECT secret_enc FROM webhooks WHERE org_id = $1 AND id = $2', [
+      org.orgId,
+      r.body.id,
+    ]);
     expect(rows[0].secret_enc.includes(Buffer.from(r.body.secret))).toBe(false);
-    expect(decryptSecret(buildKeyring(Buffer.from(TEST_MASTER_SECRET)).webhookSecretEncryption, org.orgId, r.body.id, rows[0].secret_enc)).toBe(r.body.secret);
+    expect(
+      decryptSecret(
+        buildKeyring(Buffer.from(TEST_MASTER_SECRET)).webhookSecretEncryption,
+        org.orgId,
+        r.body.id,
+        rows[0].secret_enc,
+      ),
+    ).toBe(r.body.secret);
 
     const got = await call(app, 'GET', `/v1/webhooks/${r.body.id}`, { key: org.admin });
     expect(got.status).toBe(200);
@@ -81,26 +134,56 @@ describe('webhook resources', () => {
     const page1 = await call(app, 'GET', '/v1/webhooks?limit=1', { key: org.admin });
     expect(page1.body.data.map((w: { id: string }) => w.id)).toEqual([second.body.id]);
     expect(page1.body.data[0]).not.toHaveProperty('secret');
-    const page2 = await call(app, 'GET', `/v1/webhooks?limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`, { key: org.admin });
+    const page2 = await call(app, 'GET', `/v1/webhooks?limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`, {
+      key: org.admin,
+    });
     expect(page2.body.data.map((w: { id: string }) => w.id)).toContain(r.body.id);
-    expectProblem(await call(app, 'GET', '/v1/webhooks?cursor=bogus', { key: org.admin }), 400, 'webhooks.invalid_cursor');
+    expectProblem(
+      await call(app, 'GET', '/v1/webhooks?cursor=bogus', { key: org.admin }),
+      400,
+      'webhooks.invalid_cursor',
+    );
 
-    for (const id of [r.body.id, second.body.id]) expect((await call(app, 'DELETE', `/v1/webhooks/${id}`, { key: org.admin })).status).toBe(204);
+    for (const id of [r.body.id, second.body.id])
+      expect((await call(app, 'DELETE', `/v1/webhooks/${id}`, { key: org.admin })).status).toBe(204);
     expectProblem(await call(app, 'GET', `/v1/webhooks/${r.body.id}`, { key: org.admin }), 404, 'webhooks.not_found');
-    expectProblem(await call(app, 'DELETE', `/v1/webhooks/${r.body.id}`, { key: org.admin }), 404, 'webhooks.not_found');
-    const audit = await app.db.query(`SELECT change_summary FROM audit_events WHERE org_id = $1 AND resource_id = $2 ORDER BY id`, [org.orgId, r.body.id]);
-    expect(audit.rows.map((a) => a.change_summary)).toEqual([expect.stringMatching(/^created webhook to https:\/\/127\.0\.0\.1:\d+\/hook for \[scan\.blocked, scan\.flagged\] with content$/), expect.stringMatching(/^deleted webhook/)]);
+    expectProblem(
+      await call(app, 'DELETE', `/v1/webhooks/${r.body.id}`, { key: org.admin }),
+      404,
+      'webhooks.not_found',
+    );
+    const audit = await app.db.query(
+      `SELECT change_summary FROM audit_events WHERE org_id = $1 AND resource_id = $2 ORDER BY id`,
+      [org.orgId, r.body.id],
+    );
+    expect(audit.rows.map((a) => a.change_summary)).toEqual([
+      expect.stringMatching(
+        /^created webhook to https:\/\/127\.0\.0\.1:\d+\/hook for \[scan\.blocked, scan\.flagged\] with content$/,
+      ),
+      expect.stringMatching(/^deleted webhook/),
+    ]);
     expect(JSON.stringify(audit.rows)).not.toContain(r.body.secret);
   });
 
   it('an Idempotency-Key replays the create (secret included) from a sealed record that does not hold the secret in clear', async () => {
     const headers = { 'idempotency-key': `wh-${Date.now()}` };
-    const first = await call(app, 'POST', '/v1/webhooks', { key: org.admin, json: { url: receiver.url, events: ['scan.blocked'] }, headers });
-    const again = await call(app, 'POST', '/v1/webhooks', { key: org.admin, json: { url: receiver.url, events: ['scan.blocked'] }, headers });
+    const first = await call(app, 'POST', '/v1/webhooks', {
+      key: org.admin,
+      json: { url: receiver.url, events: ['scan.blocked'] },
+      headers,
+    });
+    const again = await call(app, 'POST', '/v1/webhooks', {
+      key: org.admin,
+      json: { url: receiver.url, events: ['scan.blocked'] },
+      headers,
+    });
     expect(first.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    const { rows } = await app.db.query('SELECT response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2', [org.orgId, headers['idempotency-key']]);
+    const { rows } = await app.db.query('SELECT response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2', [
+      org.orgId,
+      headers['idempotency-key'],
+    ]);
     expect(rows[0].response_body.includes(Buffer.from(first.body.secret))).toBe(false);
     expect(rows[0].response_body.includes(Buffer.from(first.body.id))).toBe(false);
     await call(app, 'DELETE', `/v1/webhooks/${first.body.id}`, { key: org.admin });
@@ -130,15 +213,22 @@ describe('webhook resources', () => {
     ['localhost', { url: 'https://localhost/x' }, 400, 'webhooks.url_refused'],
     ['unresolvable', { url: 'https://no-such-host.example.org/x' }, 400, 'webhooks.url_unresolvable'],
   ])('refuses %s', async (_name, over, status, code) => {
-    const before = (await app.db.query('SELECT count(*)::int AS n FROM webhooks WHERE org_id = $1', [org.orgId])).rows[0].n;
+    const before = (await app.db.query('SELECT count(*)::int AS n FROM webhooks WHERE org_id = $1', [org.orgId]))
+      .rows[0].n;
     const r = await createHook(org, over);
     expectProblem(r, status, code);
     if (code.startsWith('webhooks.url')) expect(r.body.errors).toEqual([{ path: 'url', message: expect.any(String) }]);
-    expect((await app.db.query('SELECT count(*)::int AS n FROM webhooks WHERE org_id = $1', [org.orgId])).rows[0].n).toBe(before);
+    expect(
+      (await app.db.query('SELECT count(*)::int AS n FROM webhooks WHERE org_id = $1', [org.orgId])).rows[0].n,
+    ).toBe(before);
   });
 
   it('accepts public addresses and host names that resolve only to public addresses', async () => {
-    for (const url of ['https://93.184.215.14/hook', 'https://[2606:4700:4700::1111]:8443/x', 'https://rebind.example.com/hook']) {
+    for (const url of [
+      'https://93.184.215.14/hook',
+      'https://[2606:4700:4700::1111]:8443/x',
+      'https://rebind.example.com/hook',
+    ]) {
       const r = await createHook(org, { url });
       expect(r.status, url).toBe(201);
       await call(app, 'DELETE', `/v1/webhooks/${r.body.id}`, { key: org.admin });
@@ -150,9 +240,24 @@ describe('webhook resources', () => {
     const reader = await buildApiKey(app, org.orgId, { scopes: ['webhooks:read'] });
     expect((await call(app, 'GET', `/v1/webhooks/${hook.id}`, { key: reader.secret })).status).toBe(200);
     expect((await call(app, 'GET', `/v1/webhooks/${hook.id}/deliveries`, { key: reader.secret })).status).toBe(200);
-    expectProblem(await call(app, 'POST', '/v1/webhooks', { key: reader.secret, json: { url: receiver.url, events: ['scan.blocked'] } }), 403, 'auth.insufficient_scope');
-    expectProblem(await call(app, 'DELETE', `/v1/webhooks/${hook.id}`, { key: reader.secret }), 403, 'auth.insufficient_scope');
-    expectProblem(await call(app, 'POST', `/v1/webhooks/${hook.id}:rotate-secret`, { key: reader.secret, json: {} }), 403, 'auth.insufficient_scope');
+    expectProblem(
+      await call(app, 'POST', '/v1/webhooks', {
+        key: reader.secret,
+        json: { url: receiver.url, events: ['scan.blocked'] },
+      }),
+      403,
+      'auth.insufficient_scope',
+    );
+    expectProblem(
+      await call(app, 'DELETE', `/v1/webhooks/${hook.id}`, { key: reader.secret }),
+      403,
+      'auth.insufficient_scope',
+    );
+    expectProblem(
+      await call(app, 'POST', `/v1/webhooks/${hook.id}:rotate-secret`, { key: reader.secret, json: {} }),
+      403,
+      'auth.insufficient_scope',
+    );
     expectProblem(await call(app, 'GET', '/v1/webhooks', {}), 401, 'auth.unauthenticated');
     await call(app, 'DELETE', `/v1/webhooks/${hook.id}`, { key: org.admin });
   });
@@ -164,11 +269,25 @@ describe('webhook resources', () => {
     const [delivery] = (await deliveries(org, hook.id)).body.data;
     expect(delivery.status).toBe('succeeded');
     expectProblem(await call(app, 'GET', `/v1/webhooks/${hook.id}`, { key: other.admin }), 404, 'webhooks.not_found');
-    expectProblem(await call(app, 'DELETE', `/v1/webhooks/${hook.id}`, { key: other.admin }), 404, 'webhooks.not_found');
-    expectProblem(await call(app, 'POST', `/v1/webhooks/${hook.id}:rotate-secret`, { key: other.admin, json: {} }), 404, 'webhooks.not_found');
+    expectProblem(
+      await call(app, 'DELETE', `/v1/webhooks/${hook.id}`, { key: other.admin }),
+      404,
+      'webhooks.not_found',
+    );
+    expectProblem(
+      await call(app, 'POST', `/v1/webhooks/${hook.id}:rotate-secret`, { key: other.admin, json: {} }),
+      404,
+      'webhooks.not_found',
+    );
     expectProblem(await deliveries(other, hook.id), 404, 'webhooks.not_found');
-    expectProblem(await call(app, 'POST', `/v1/webhook-deliveries/${delivery.id}:redeliver`, { key: other.admin, json: {} }), 404, 'webhooks.delivery_not_found');
-    expect((await call(app, 'GET', '/v1/webhooks', { key: other.admin })).body.data.map((w: { id: string }) => w.id)).not.toContain(hook.id);
+    expectProblem(
+      await call(app, 'POST', `/v1/webhook-deliveries/${delivery.id}:redeliver`, { key: other.admin, json: {} }),
+      404,
+      'webhooks.delivery_not_found',
+    );
+    expect(
+      (await call(app, 'GET', '/v1/webhooks', { key: other.admin })).body.data.map((w: { id: string }) => w.id),
+    ).not.toContain(hook.id);
     // Other's scans never reach org's webhook.
     receiver.received.length = 0;
     await scan(other, SSN_TEXT);
@@ -210,23 +329,42 @@ describe('deliveries', () => {
       expect(r.headers['service-event-id']).toBe(`evt_${s.body.id.slice(5)}`);
       expect(r.headers.authorization).toBeUndefined();
     }
-    const bySecret = (h: { secret: string }) => got.find((r) => {
-      try {
-        verifyWebhookSignature(r.body, r.headers['service-signature'] as string, h.secret, { now: clock.now() });
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const bySecret = (h: { secret: string }) =>
+      got.find((r) => {
+        try {
+          verifyWebhookSignature(r.body, r.headers['service-signature'] as string, h.secret, { now: clock.now() });
+          return true;
+        } catch {
+          return false;
+        }
+      });
     const compact = bySecret(blocked)!;
     const withContent = bySecret(full)!;
     expect(compact).toBeDefined();
     expect(withContent).toBeDefined();
     expect(bySecret(allowed)).toBeUndefined();
     const env = JSON.parse(compact.body);
-    expect(env).toEqual({ type: 'scan.blocked', id: `evt_${s.body.id.slice(5)}`, created: s.body.created, api_version: '2026-11-01', data: expect.any(Object) });
-    expect(env.data).toMatchObject({ scan_id: s.body.id, action: 'blocked', surface: 'user_message', tier: 'fast', decision: s.body.decision, context: { agent_id: 'bot-1' }, content_stored: true });
-    expect(env.data.detectors).toContainEqual({ detector: 'pii', findings: expect.any(Number), labels: expect.arrayContaining(['US_SSN']) });
+    expect(env).toEqual({
+      type: 'scan.blocked',
+      id: `evt_${s.body.id.slice(5)}`,
+      created: s.body.created,
+      api_version: '2026-11-01',
+      data: expect.any(Object),
+    });
+    expect(env.data).toMatchObject({
+      scan_id: s.body.id,
+      action: 'blocked',
+      surface: 'user_message',
+      tier: 'fast',
+      decision: s.body.decision,
+      context: { agent_id: 'bot-1' },
+      content_stored: true,
+    });
+    expect(env.data.detectors).toContainEqual({
+      detector: 'pii',
+      findings: expect.any(Number),
+      labels: expect.arrayContaining(['US_SSN']),
+    });
     expect(compact.body).not.toContain('536-22-1234');
     expect(env.data).not.toHaveProperty('content');
     const envFull = JSON.parse(withContent.body);
@@ -257,7 +395,17 @@ describe('deliveries', () => {
     const h = await hook({ events: ['scan.allowed'] });
     const p = await call(app, 'POST', '/v1/policies', {
       key: org.admin,
-      json: { name: 'notify', rules: [{ name: 'ssn', when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] }] }, then: { action: 'flagged', notify: [h.id] } }], default_action: 'allowed' },
+      json: {
+        name: 'notify',
+        rules: [
+          {
+            name: 'ssn',
+            when: { all_of: [{ detector: 'pii', label_in: ['US_SSN'] }] },
+            then: { action: 'flagged', notify: [h.id] },
+          },
+        ],
+        default_action: 'allowed',
+      },
     });
     const s = await scan(org, SSN_TEXT, { policy_id: p.body.id });
     expect(s.body.decision.action).toBe('flagged');
@@ -277,7 +425,13 @@ describe('deliveries', () => {
     const seen = () => receiver.received.filter((r) => r.path === '/hook');
     expect(seen()).toHaveLength(1);
     let [d] = (await deliveries(org, h.id)).body.data;
-    expect(d).toMatchObject({ status: 'failed', attempt: 1, next_attempt_at: new Date(t0 + 30_000).toISOString(), error: 'receiver answered 500', delivered_at: null });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempt: 1,
+      next_attempt_at: new Date(t0 + 30_000).toISOString(),
+      error: 'receiver answered 500',
+      delivered_at: null,
+    });
     expect(d.response.status_code).toBe(500);
     expect(Buffer.byteLength(d.response.body_preview)).toBeLessThanOrEqual(1024);
     expect(d.response.body_preview).toMatch(/^é+$/);
@@ -290,7 +444,12 @@ describe('deliveries', () => {
       await pump().settle();
       expect(seen(), `attempt ${n} at its time`).toHaveLength(n);
       [d] = (await deliveries(org, h.id)).body.data;
-      if (n < 7) expect(d).toMatchObject({ status: 'failed', attempt: n, next_attempt_at: new Date(t0 + RETRY_SCHEDULE_MS[n]!).toISOString() });
+      if (n < 7)
+        expect(d).toMatchObject({
+          status: 'failed',
+          attempt: n,
+          next_attempt_at: new Date(t0 + RETRY_SCHEDULE_MS[n]!).toISOString(),
+        });
     }
     expect(d).toMatchObject({ status: 'dead_lettered', attempt: 7, next_attempt_at: null, delivered_at: null });
     // Every attempt carried the same event and body, signed afresh.
@@ -304,8 +463,13 @@ describe('deliveries', () => {
     // The 5th consecutive failure crossed the threshold: one webhook.failing, to the subscriber.
     const failing = receiver.received.filter((r) => r.path === '/watch');
     expect(failing).toHaveLength(1);
-    expect(JSON.parse(failing[0]!.body)).toMatchObject({ type: 'webhook.failing', data: { webhook_id: h.id, consecutive_failures: 5, threshold: 5, last_status_code: 500 } });
-    expect((await call(app, 'GET', `/v1/webhooks/${h.id}`, { key: org.admin })).body.last_failure_at).toBe(new Date(t0 + RETRY_SCHEDULE_MS[6]).toISOString());
+    expect(JSON.parse(failing[0]!.body)).toMatchObject({
+      type: 'webhook.failing',
+      data: { webhook_id: h.id, consecutive_failures: 5, threshold: 5, last_status_code: 500 },
+    });
+    expect((await call(app, 'GET', `/v1/webhooks/${h.id}`, { key: org.admin })).body.last_failure_at).toBe(
+      new Date(t0 + RETRY_SCHEDULE_MS[6]).toISOString(),
+    );
     expect((await deliveries(org, watcher.id, '?status=succeeded')).body.data).toHaveLength(1);
     expect((await deliveries(org, h.id, '?status=dead_lettered')).body.data).toHaveLength(1);
     expect((await deliveries(org, h.id, '?status=succeeded')).body.data).toHaveLength(0);
@@ -314,7 +478,14 @@ describe('deliveries', () => {
     receiver.respond = () => ({ status: 200 });
     const re = await call(app, 'POST', `/v1/webhook-deliveries/${d.id}:redeliver`, { key: org.admin, json: {} });
     expect(re.status).toBe(202);
-    expect(re.body).toMatchObject({ webhook_id: h.id, event_id: d.event_id, event_type: 'scan.blocked', status: 'pending', attempt: 1, redelivery_of: d.id });
+    expect(re.body).toMatchObject({
+      webhook_id: h.id,
+      event_id: d.event_id,
+      event_type: 'scan.blocked',
+      status: 'pending',
+      attempt: 1,
+      redelivery_of: d.id,
+    });
     await pump().settle();
     const after = (await deliveries(org, h.id)).body.data;
     expect(after[0]).toMatchObject({ id: re.body.id, status: 'succeeded', attempt: 1 });
@@ -329,9 +500,24 @@ describe('deliveries', () => {
     await pump().settle();
     const [d] = (await deliveries(org, h.id)).body.data;
     expect(d.status).toBe('failed');
-    expectProblem(await call(app, 'POST', `/v1/webhook-deliveries/${d.id}:redeliver`, { key: org.admin, json: {} }), 409, 'webhooks.delivery_in_progress');
-    expectProblem(await call(app, 'POST', `/v1/webhook-deliveries/whd_00000000000000000000000000:redeliver`, { key: org.admin, json: {} }), 404, 'webhooks.delivery_not_found');
-    expectProblem(await call(app, 'POST', `/v1/webhook-deliveries/nope:redeliver`, { key: org.admin, json: {} }), 400, 'request.validation_failed');
+    expectProblem(
+      await call(app, 'POST', `/v1/webhook-deliveries/${d.id}:redeliver`, { key: org.admin, json: {} }),
+      409,
+      'webhooks.delivery_in_progress',
+    );
+    expectProblem(
+      await call(app, 'POST', `/v1/webhook-deliveries/whd_00000000000000000000000000:redeliver`, {
+        key: org.admin,
+        json: {},
+      }),
+      404,
+      'webhooks.delivery_not_found',
+    );
+    expectProblem(
+      await call(app, 'POST', `/v1/webhook-deliveries/nope:redeliver`, { key: org.admin, json: {} }),
+      400,
+      'request.validation_failed',
+    );
     // Deleting the webhook drops its pending retries: nothing more is sent.
     await call(app, 'DELETE', `/v1/webhooks/${h.id}`, { key: org.admin });
     clock.advance(60_000);
@@ -345,7 +531,12 @@ describe('deliveries', () => {
     await scan(org, SSN_TEXT);
     await pump().settle();
     let [d] = (await deliveries(org, h.id)).body.data;
-    expect(d).toMatchObject({ status: 'failed', attempt: 1, response: null, error: expect.stringMatching(/timed out after 1500 ms/) });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempt: 1,
+      response: null,
+      error: expect.stringMatching(/timed out after 1500 ms/),
+    });
     receiver.respond = () => ({ status: 302, headers: { location: 'https://127.0.0.1:1/elsewhere' } });
     clock.advance(30_000);
     await pump().settle();
@@ -356,11 +547,19 @@ describe('deliveries', () => {
 
   it('a signing secret that no longer decrypts (master secret changed) is a failed attempt, not a stuck row', async () => {
     const h = await hook({ events: ['scan.blocked'] });
-    await app.db.query(`UPDATE webhooks SET secret_enc = set_byte(secret_enc, 20, get_byte(secret_enc, 20) # 1) WHERE org_id = $1 AND id = $2`, [org.orgId, h.id]);
+    await app.db.query(
+      `UPDATE webhooks SET secret_enc = set_byte(secret_enc, 20, get_byte(secret_enc, 20) # 1) WHERE org_id = $1 AND id = $2`,
+      [org.orgId, h.id],
+    );
     await scan(org, SSN_TEXT);
     await pump().settle();
     const [d] = (await deliveries(org, h.id)).body.data;
-    expect(d).toMatchObject({ status: 'failed', attempt: 1, response: null, error: expect.stringMatching(/cannot be decrypted/) });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempt: 1,
+      response: null,
+      error: expect.stringMatching(/cannot be decrypted/),
+    });
     expect(receiver.received).toHaveLength(0);
     // Rotating gives the webhook a secret that works again.
     await call(app, 'POST', `/v1/webhooks/${h.id}:rotate-secret`, { key: org.admin, json: { grace_seconds: 0 } });
@@ -374,23 +573,36 @@ describe('deliveries', () => {
     await scan(org, SSN_TEXT);
     await pump().settle();
     const [d] = (await deliveries(org, h.id)).body.data;
-    expect(d).toMatchObject({ status: 'failed', attempt: 1, response: null, error: expect.stringMatching(/10\.0\.0\.7.*private.*refused/) });
+    expect(d).toMatchObject({
+      status: 'failed',
+      attempt: 1,
+      response: null,
+      error: expect.stringMatching(/10\.0\.0\.7.*private.*refused/),
+    });
     expect(receiver.received).toHaveLength(0);
   });
 
   it('during a rotation grace period deliveries carry a signature for each valid secret', async () => {
     const h = await hook({ events: ['scan.blocked'] });
-    const bad = await call(app, 'POST', `/v1/webhooks/${h.id}:rotate-secret`, { key: org.admin, json: { grace_seconds: 604_801 } });
+    const bad = await call(app, 'POST', `/v1/webhooks/${h.id}:rotate-secret`, {
+      key: org.admin,
+      json: { grace_seconds: 604_801 },
+    });
     expectProblem(bad, 400, 'request.validation_failed');
     const rot = await call(app, 'POST', `/v1/webhooks/${h.id}:rotate-secret`, { key: org.admin, json: {} });
     expect(rot.status).toBe(200);
-    expect(rot.body).toEqual({ webhook_id: h.id, secret: expect.stringMatching(/^whsec_/), grace_expires_at: new Date(clock.now().getTime() + 86_400_000).toISOString() });
+    expect(rot.body).toEqual({
+      webhook_id: h.id,
+      secret: expect.stringMatching(/^whsec_/),
+      grace_expires_at: new Date(clock.now().getTime() + 86_400_000).toISOString(),
+    });
     expect(rot.body.secret).not.toBe(h.secret);
     await scan(org, SSN_TEXT);
     const [r1] = await receiver.waitFor(1);
     const sig1 = r1!.headers['service-signature'] as string;
     expect(sig1.match(/v1=/g)).toHaveLength(2);
-    for (const secret of [h.secret, rot.body.secret]) verifyWebhookSignature(r1!.body, sig1, secret, { now: clock.now() });
+    for (const secret of [h.secret, rot.body.secret])
+      verifyWebhookSignature(r1!.body, sig1, secret, { now: clock.now() });
     // After the grace period only the new secret signs.
     clock.advance(86_400_000 + 1_000);
     await scan(org, SSN_TEXT);
@@ -400,12 +612,20 @@ describe('deliveries', () => {
     verifyWebhookSignature(r2!.body, sig2, rot.body.secret, { now: clock.now() });
     expect(() => verifyWebhookSignature(r2!.body, sig2, h.secret, { now: clock.now() })).toThrow(/signature/i);
     // grace_seconds 0 retires the old secret at once.
-    const rot0 = await call(app, 'POST', `/v1/webhooks/${h.id}:rotate-secret`, { key: org.admin, json: { grace_seconds: 0 } });
+    const rot0 = await call(app, 'POST', `/v1/webhooks/${h.id}:rotate-secret`, {
+      key: org.admin,
+      json: { grace_seconds: 0 },
+    });
     await scan(org, SSN_TEXT);
     const [, , r3] = await receiver.waitFor(3);
     expect((r3!.headers['service-signature'] as string).match(/v1=/g)).toHaveLength(1);
-    verifyWebhookSignature(r3!.body, r3!.headers['service-signature'] as string, rot0.body.secret, { now: clock.now() });
-    const audit = await app.db.query(`SELECT change_summary FROM audit_events WHERE org_id = $1 AND resource_id = $2 AND change_summary LIKE 'rotated%'`, [org.orgId, h.id]);
+    verifyWebhookSignature(r3!.body, r3!.headers['service-signature'] as string, rot0.body.secret, {
+      now: clock.now(),
+    });
+    const audit = await app.db.query(
+      `SELECT change_summary FROM audit_events WHERE org_id = $1 AND resource_id = $2 AND change_summary LIKE 'rotated%'`,
+      [org.orgId, h.id],
+    );
     expect(audit.rows).toHaveLength(2);
   });
 
@@ -419,7 +639,11 @@ describe('deliveries', () => {
     await pump().settle();
     const all = (await deliveries(org, h.id)).body.data;
     expect(all).toHaveLength(3);
-    expect(all.map((d: { event_type: string }) => d.event_type)).toEqual(['scan.allowed', 'scan.blocked', 'scan.allowed']);
+    expect(all.map((d: { event_type: string }) => d.event_type)).toEqual([
+      'scan.allowed',
+      'scan.blocked',
+      'scan.allowed',
+    ]);
     const p1 = await deliveries(org, h.id, '?limit=2');
     expect(p1.body.data).toHaveLength(2);
     const p2 = await deliveries(org, h.id, `?limit=2&cursor=${encodeURIComponent(p1.body.next_cursor)}`);

@@ -11,7 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../lib/scopes.ts';
 import { buildApiKey, call, expectProblem, type Reply } from '../support/harness.ts';
 import { budgetMs, cases } from './profile.ts';
-import { buildFixture, orgDigest, responseViolations, startReliabilityApp, validRequest, type OrgFixture, type ReliabilityApp } from './fixture.ts';
+import {
+  buildFixture,
+  orgDigest,
+  responseViolations,
+  startReliabilityApp,
+  validRequest,
+  type OrgFixture,
+  type ReliabilityApp,
+} from './fixture.ts';
 import { checkTable, routeKey, ROUTES, type RouteEntry } from './routes.ts';
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20261124);
@@ -32,7 +40,13 @@ function expectSane(res: Reply, what: string): void {
 }
 
 /** Sends a request that must be refused for lacking `scope`, and checks that it changed nothing. */
-async function expectRefusedFor(e: RouteEntry, key: string, req: { path: string; body?: unknown }, scope: string, what: string): Promise<void> {
+async function expectRefusedFor(
+  e: RouteEntry,
+  key: string,
+  req: { path: string; body?: unknown },
+  scope: string,
+  what: string,
+): Promise<void> {
   const before = await orgDigest(r.app, fx.org.orgId);
   const res = await send(e, key, req);
   expect(await orgDigest(r.app, fx.org.orgId), `${what}: a refused request changed the organization`).toEqual(before);
@@ -47,16 +61,24 @@ async function expectRefusedFor(e: RouteEntry, key: string, req: { path: string;
 
 function expectAllowed(res: Reply, what: string): void {
   expectSane(res, what);
-  if (res.status < 200 || res.status >= 300) throw new Error(`${what}: a key holding the route's scope got ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status < 200 || res.status >= 300)
+    throw new Error(`${what}: a key holding the route's scope got ${res.status} ${res.text.slice(0, 300)}`);
 }
 
 beforeAll(async () => {
   r = await startReliabilityApp({ deliveries: true });
   fx = await buildFixture(r);
   const scoped = SCOPES.filter((s) => s !== 'admin');
-  for (const s of SCOPES) only.set(s, (await buildApiKey(r.app, fx.org.orgId, { name: `only ${s}`, scopes: [s] })).secret);
-  const needed = new Set(ROUTES.map((e) => e.scope).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)));
-  for (const s of needed) allBut.set(s, (await buildApiKey(r.app, fx.org.orgId, { name: `all but ${s}`, scopes: scoped.filter((x) => x !== s) })).secret);
+  for (const s of SCOPES)
+    only.set(s, (await buildApiKey(r.app, fx.org.orgId, { name: `only ${s}`, scopes: [s] })).secret);
+  const needed = new Set(
+    ROUTES.map((e) => e.scope).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
+  );
+  for (const s of needed)
+    allBut.set(
+      s,
+      (await buildApiKey(r.app, fx.org.orgId, { name: `all but ${s}`, scopes: scoped.filter((x) => x !== s) })).secret,
+    );
 }, 60_000);
 afterAll(async () => r?.close());
 
@@ -67,11 +89,17 @@ describe('the route table', () => {
 
   it('would notice a route missing from the table, an extra entry, and a wrong scope', () => {
     const declared = r.app.built.routeTable;
-    expect(checkTable([...declared, { method: 'GET', path: '/v1/new-thing', access: 'scans:read' }])).toEqual([expect.stringContaining('GET /v1/new-thing')]);
-    expect(checkTable(declared.filter((d) => d.path !== '/v1/me'))).toEqual([expect.stringContaining('GET /v1/me')]);
-    expect(checkTable(declared.map((d) => (d.path === '/v1/scans' && d.method === 'POST' ? { ...d, access: 'scans:read' as const } : d)))).toEqual([
-      expect.stringContaining("POST /v1/scans: the app declares access 'scans:read'"),
+    expect(checkTable([...declared, { method: 'GET', path: '/v1/new-thing', access: 'scans:read' }])).toEqual([
+      expect.stringContaining('GET /v1/new-thing'),
     ]);
+    expect(checkTable(declared.filter((d) => d.path !== '/v1/me'))).toEqual([expect.stringContaining('GET /v1/me')]);
+    expect(
+      checkTable(
+        declared.map((d) =>
+          d.path === '/v1/scans' && d.method === 'POST' ? { ...d, access: 'scans:read' as const } : d,
+        ),
+      ),
+    ).toEqual([expect.stringContaining("POST /v1/scans: the app declares access 'scans:read'")]);
   });
 });
 
@@ -92,7 +120,8 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
 
   if (e.scope === 'authenticated') {
     it('is unscoped: a key holding any single scope is served', async () => {
-      for (const [s, key] of only) expectAllowed(await send(e, key, await validRequest(e, fx, r.receiver.url)), `a key holding only ${s}`);
+      for (const [s, key] of only)
+        expectAllowed(await send(e, key, await validRequest(e, fx, r.receiver.url)), `a key holding only ${s}`);
     });
     return;
   }
@@ -115,7 +144,9 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
 });
 
 describe('no route lets a key obtain or act with more than its own scopes', () => {
-  const keyCount = async () => (await r.app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [fx.org.orgId])).rows[0].n as number;
+  const keyCount = async () =>
+    (await r.app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1', [fx.org.orgId])).rows[0]
+      .n as number;
 
   it('create: a key cannot grant a scope it lacks (403 api_keys.scope_escalation naming it)', async () => {
     const caller = only.get('api_keys:write')!;
@@ -128,23 +159,33 @@ describe('no route lets a key obtain or act with more than its own scopes', () =
       }
     }
     // Every scope but admin is still not admin.
-    const res = await call(r.app, 'POST', '/v1/api-keys', { key: allBut.get('scans:read')!, json: { name: 'escalate', scopes: ['admin'] } });
+    const res = await call(r.app, 'POST', '/v1/api-keys', {
+      key: allBut.get('scans:read')!,
+      json: { name: 'escalate', scopes: ['admin'] },
+    });
     expectProblem(res, 403, 'api_keys.scope_escalation');
     expect(await keyCount()).toBe(before);
-    expect((await call(r.app, 'POST', '/v1/api-keys', { key: caller, json: { name: 'same', scopes: ['api_keys:write'] } })).status).toBe(201);
+    expect(
+      (await call(r.app, 'POST', '/v1/api-keys', { key: caller, json: { name: 'same', scopes: ['api_keys:write'] } }))
+        .status,
+    ).toBe(201);
   });
 
   it('rotate and revoke: a key cannot act on a key holding a scope it lacks (403), and nothing changes', async () => {
     const caller = only.get('api_keys:write')!;
     for (const s of SCOPES.filter((x) => x !== 'api_keys:write')) {
-      const target = (await buildApiKey(r.app, fx.org.orgId, { name: `holds ${s}`, scopes: ['api_keys:write', s] })).key.id;
+      const target = (await buildApiKey(r.app, fx.org.orgId, { name: `holds ${s}`, scopes: ['api_keys:write', s] })).key
+        .id;
       for (const action of ['rotate', 'revoke']) {
         const res = await call(r.app, 'POST', `/v1/api-keys/${target}:${action}`, { key: caller });
         expectProblem(res, 403, 'api_keys.scope_escalation');
       }
       const got = await call(r.app, 'GET', `/v1/api-keys/${target}`, { key: fx.org.admin });
       expect(got.body.revoked_at, `${s}: revoked anyway`).toBeNull();
-      const successors = await r.app.db.query('SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND rotated_from = $2', [fx.org.orgId, target]);
+      const successors = await r.app.db.query(
+        'SELECT count(*)::int AS n FROM api_keys WHERE org_id = $1 AND rotated_from = $2',
+        [fx.org.orgId, target],
+      );
       expect(successors.rows[0].n, `${s}: rotated anyway`).toBe(0);
     }
   });
@@ -160,7 +201,7 @@ describe('no route lets a key obtain or act with more than its own scopes', () =
       const a = await call(r.app, e.method, req.path, { key: first, headers, ...json });
       expectAllowed(a, 'first request');
       const b = await call(r.app, e.method, req.path, { key: second, headers, ...json });
-      expect(b.headers.get('idempotent-replayed'), 'the second key got the first key\'s stored response').toBeNull();
+      expect(b.headers.get('idempotent-replayed'), "the second key got the first key's stored response").toBeNull();
       expectProblem(b, 409, 'idempotency.key_reused');
       // The key that made the request still gets its replay.
       const again = await call(r.app, e.method, req.path, { key: first, headers, ...json });
@@ -169,19 +210,29 @@ describe('no route lets a key obtain or act with more than its own scopes', () =
     },
   );
 
-  it('a rotated successor holds exactly the old key\'s scopes (generated scope sets)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.constantFrom(...SCOPES), { minLength: 1, maxLength: SCOPES.length }), async (scopes) => {
-        const old = await call(r.app, 'POST', '/v1/api-keys', { key: fx.org.admin, json: { name: 'to rotate', scopes } });
-        expect(old.status).toBe(201);
-        const next = await call(r.app, 'POST', `/v1/api-keys/${old.body.id}:rotate`, { key: fx.org.admin });
-        expect(next.status).toBe(201);
-        expect([...next.body.scopes].sort()).toEqual([...scopes].sort());
-        expect(next.body.rotated_from).toBe(old.body.id);
-        const me = await call(r.app, 'GET', '/v1/me', { key: next.body.secret });
-        expect([...me.body.scopes].sort()).toEqual([...scopes].sort());
-      }),
-      { numRuns: cases(20, 200), seed: SEED },
-    );
-  }, budgetMs(30_000, 300_000));
+  it(
+    "a rotated successor holds exactly the old key's scopes (generated scope sets)",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.constantFrom(...SCOPES), { minLength: 1, maxLength: SCOPES.length }),
+          async (scopes) => {
+            const old = await call(r.app, 'POST', '/v1/api-keys', {
+              key: fx.org.admin,
+              json: { name: 'to rotate', scopes },
+            });
+            expect(old.status).toBe(201);
+            const next = await call(r.app, 'POST', `/v1/api-keys/${old.body.id}:rotate`, { key: fx.org.admin });
+            expect(next.status).toBe(201);
+            expect([...next.body.scopes].sort()).toEqual([...scopes].sort());
+            expect(next.body.rotated_from).toBe(old.body.id);
+            const me = await call(r.app, 'GET', '/v1/me', { key: next.body.secret });
+            expect([...me.body.scopes].sort()).toEqual([...scopes].sort());
+          },
+        ),
+        { numRuns: cases(20, 200), seed: SEED },
+      );
+    },
+    budgetMs(30_000, 300_000),
+  );
 });

@@ -32,7 +32,12 @@ const until = async (what: () => Promise<boolean>, ms: number): Promise<number> 
   return Date.now() - started;
 };
 
-const scanBody = (text: string) => ({ kind: 'content', surface: 'user_message', content: { type: 'text', text }, options: { tier: 'fast' } });
+const scanBody = (text: string) => ({
+  kind: 'content',
+  surface: 'user_message',
+  content: { type: 'text', text },
+  options: { tier: 'fast' },
+});
 
 describe('PostgreSQL goes away and comes back', () => {
   let app: TestApp;
@@ -43,41 +48,55 @@ describe('PostgreSQL goes away and comes back', () => {
     await receiver?.close();
   });
 
-  it('an idle service with jobs and the webhook pump: survives a fast restart, 503 while away, recovers', { timeout: budgetMs(90_000, 90_000) }, async () => {
-    receiver = await startReceiver();
-    app = await startTestApp({
-      jobs: true,
-      env: { DATABASE_URL: pg.url, WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_POLL_MS: '100' },
-    });
-    const org = await buildOrg(app);
-    const hook = await call(app, 'POST', '/v1/webhooks', { key: org.admin, json: { url: receiver.url, events: ['scan.allowed'] } });
-    expect(hook.status).toBe(201);
-    expect((await call(app, 'POST', '/v1/scans', { key: org.admin, json: scanBody('hello before') })).status).toBe(201);
-    await receiver.waitFor(1);
+  it(
+    'an idle service with jobs and the webhook pump: survives a fast restart, 503 while away, recovers',
+    { timeout: budgetMs(90_000, 90_000) },
+    async () => {
+      receiver = await startReceiver();
+      app = await startTestApp({
+        jobs: true,
+        env: {
+          DATABASE_URL: pg.url,
+          WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+          WEBHOOK_CA_FILE: TEST_CA_FILE,
+          WEBHOOK_POLL_MS: '100',
+        },
+      });
+      const org = await buildOrg(app);
+      const hook = await call(app, 'POST', '/v1/webhooks', {
+        key: org.admin,
+        json: { url: receiver.url, events: ['scan.allowed'] },
+      });
+      expect(hook.status).toBe(201);
+      expect((await call(app, 'POST', '/v1/scans', { key: org.admin, json: scanBody('hello before') })).status).toBe(
+        201,
+      );
+      await receiver.waitFor(1);
 
-    // Idle: the pool's connections and Agenda's LISTEN connection are open; a fast stop terminates them all.
-    await pg.stop();
-    expectProblem(await call(app, 'GET', '/readyz'), 503, 'service.not_ready');
-    for (const [method, path, json] of [
-      ['GET', '/v1/scans?limit=1', undefined],
-      ['POST', '/v1/scans', scanBody('hello while away')],
-      ['GET', '/v1/api-keys', undefined],
-    ] as const) {
-      const r = await call(app, method, path, { key: org.admin, json });
-      expectProblem(r, 503, 'service.database_unavailable');
-      expect(r.headers.get('retry-after')).toBe('2');
-    }
+      // Idle: the pool's connections and Agenda's LISTEN connection are open; a fast stop terminates them all.
+      await pg.stop();
+      expectProblem(await call(app, 'GET', '/readyz'), 503, 'service.not_ready');
+      for (const [method, path, json] of [
+        ['GET', '/v1/scans?limit=1', undefined],
+        ['POST', '/v1/scans', scanBody('hello while away')],
+        ['GET', '/v1/api-keys', undefined],
+      ] as const) {
+        const r = await call(app, method, path, { key: org.admin, json });
+        expectProblem(r, 503, 'service.database_unavailable');
+        expect(r.headers.get('retry-after')).toBe('2');
+      }
 
-    await pg.start();
-    const recoveredMs = await until(async () => (await call(app, 'GET', '/readyz')).status === 200, 15_000);
-    expect(recoveredMs).toBeLessThan(15_000);
-    const after = await call(app, 'POST', '/v1/scans', { key: org.admin, json: scanBody('hello after') });
-    expect(after.status).toBe(201);
-    // The pump delivers the new event; the scheduler still runs jobs on the reconnected pool.
-    await receiver.waitFor(2);
-    expect(receiver.received.map((d) => JSON.parse(d.body).data.scan_id)).toContain(after.body.id);
-    await app.jobs!.runNow('cleanup-idempotency-keys');
-  });
+      await pg.start();
+      const recoveredMs = await until(async () => (await call(app, 'GET', '/readyz')).status === 200, 15_000);
+      expect(recoveredMs).toBeLessThan(15_000);
+      const after = await call(app, 'POST', '/v1/scans', { key: org.admin, json: scanBody('hello after') });
+      expect(after.status).toBe(201);
+      // The pump delivers the new event; the scheduler still runs jobs on the reconnected pool.
+      await receiver.waitFor(2);
+      expect(receiver.received.map((d) => JSON.parse(d.body).data.scan_id)).toContain(after.body.id);
+      await app.jobs!.runNow('cleanup-idempotency-keys');
+    },
+  );
 });
 
 describe('a server process under load while PostgreSQL restarts, then crashes', () => {
@@ -89,80 +108,101 @@ describe('a server process under load while PostgreSQL restarts, then crashes', 
     await minter?.close();
   });
 
-  it('stays up, answers 201 or 503 (never 500), recovers by itself, and every acknowledged scan is stored', { timeout: budgetMs(120_000, 240_000) }, async () => {
-    // The organization and key, minted on the same database with the same master secret as the server.
-    minter = await startTestApp({ env: { DATABASE_URL: pg.url, WEBHOOK_DELIVERY_ENABLED: 'false' } });
-    const org = await buildOrg(minter);
-    const port = await freePort();
-    // Jobs off: the crash this guards against (an error on a client checked out inside a transaction) needs no scheduler.
-    ({ child } = await start(
-      ['server/main.ts'],
-      {
-        DATABASE_URL: pg.url, PORT: String(port), HOST: '127.0.0.1', SECRET_KEY: TEST_MASTER_SECRET, WORKER_THREADS: '0',
-        JOBS_ENABLED: 'false', LOG_LEVEL: 'warn', METRICS_ENABLED: 'false', REDIS_URL: undefined, CLUSTER_WORKERS: undefined,
-        RATE_LIMIT_REQUESTS: '10000000', DATA_DIR: undefined,
-      },
-      null,
-      port,
-    ));
-    const output: string[] = [];
-    child!.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
-    child!.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-    let alive = true;
-    void exited.then(() => (alive = false));
-    const base = `http://127.0.0.1:${port}`;
+  it(
+    'stays up, answers 201 or 503 (never 500), recovers by itself, and every acknowledged scan is stored',
+    { timeout: budgetMs(120_000, 240_000) },
+    async () => {
+      // The organization and key, minted on the same database with the same master secret as the server.
+      minter = await startTestApp({ env: { DATABASE_URL: pg.url, WEBHOOK_DELIVERY_ENABLED: 'false' } });
+      const org = await buildOrg(minter);
+      const port = await freePort();
+      // Jobs off: the crash this guards against (an error on a client checked out inside a transaction) needs no scheduler.
+      ({ child } = await start(
+        ['server/main.ts'],
+        {
+          DATABASE_URL: pg.url,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          SECRET_KEY: TEST_MASTER_SECRET,
+          WORKER_THREADS: '0',
+          JOBS_ENABLED: 'false',
+          LOG_LEVEL: 'warn',
+          METRICS_ENABLED: 'false',
+          REDIS_URL: undefined,
+          CLUSTER_WORKERS: undefined,
+          RATE_LIMIT_REQUESTS: '10000000',
+          DATA_DIR: undefined,
+        },
+        null,
+        port,
+      ));
+      const output: string[] = [];
+      child!.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+      child!.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+      let alive = true;
+      void exited.then(() => (alive = false));
+      const base = `http://127.0.0.1:${port}`;
 
-    const acknowledged: string[] = [];
-    const statuses = new Map<string, number>();
-    let running = true;
-    let n = 0;
-    const loop = async () => {
-      while (running && alive) {
-        const res = await fetch(`${base}/v1/scans`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${org.admin}`, 'content-type': 'application/json' },
-          body: JSON.stringify(scanBody(`load ${n++} under a restart`)),
-        }).catch(() => null);
-        if (!res) continue;
-        const body = await res.json();
-        const tag = res.status === 201 ? '201' : `${res.status} ${body.code}`;
-        statuses.set(tag, (statuses.get(tag) ?? 0) + 1);
-        if (res.status === 201) acknowledged.push(body.id);
-        else if (res.status === 503) expect(res.headers.get('retry-after')).toBe('2');
+      const acknowledged: string[] = [];
+      const statuses = new Map<string, number>();
+      let running = true;
+      let n = 0;
+      const loop = async () => {
+        while (running && alive) {
+          const res = await fetch(`${base}/v1/scans`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${org.admin}`, 'content-type': 'application/json' },
+            body: JSON.stringify(scanBody(`load ${n++} under a restart`)),
+          }).catch(() => null);
+          if (!res) continue;
+          const body = await res.json();
+          const tag = res.status === 201 ? '201' : `${res.status} ${body.code}`;
+          statuses.set(tag, (statuses.get(tag) ?? 0) + 1);
+          if (res.status === 201) acknowledged.push(body.id);
+          else if (res.status === 503) expect(res.headers.get('retry-after')).toBe('2');
+        }
+      };
+      const loops = Array.from({ length: 8 }, loop);
+      const served = async () =>
+        (await fetch(`${base}/v1/scans?limit=1`, { headers: { authorization: `Bearer ${org.admin}` } })).status === 200;
+
+      // Each cycle: a fast restart, then a crash (SIGKILL of the postmaster) with an outage of 1.5 s.
+      const recovery: { restartMs: number; crashMs: number }[] = [];
+      for (let cycle = 0; cycle < cases(1, 5); cycle++) {
+        await new Promise((r) => setTimeout(r, 1_000));
+        await pg.restart();
+        const restartMs = await until(served, 15_000);
+        await new Promise((r) => setTimeout(r, 1_000));
+        pg.kill();
+        await new Promise((r) => setTimeout(r, 1_500));
+        const ready = await fetch(`${base}/readyz`);
+        expect(ready.status).toBe(503);
+        await pg.start();
+        const crashMs = await until(served, 15_000).catch((err: Error) => {
+          throw new Error(
+            `${err.message} after the crash\nserver:\n${output.join('').slice(-3000)}\npostgres:\n${pg.logTail()}`,
+          );
+        });
+        recovery.push({ restartMs, crashMs });
       }
-    };
-    const loops = Array.from({ length: 8 }, loop);
-    const served = async () => (await fetch(`${base}/v1/scans?limit=1`, { headers: { authorization: `Bearer ${org.admin}` } })).status === 200;
-
-    // Each cycle: a fast restart, then a crash (SIGKILL of the postmaster) with an outage of 1.5 s.
-    const recovery: { restartMs: number; crashMs: number }[] = [];
-    for (let cycle = 0; cycle < cases(1, 5); cycle++) {
       await new Promise((r) => setTimeout(r, 1_000));
-      await pg.restart();
-      const restartMs = await until(served, 15_000);
-      await new Promise((r) => setTimeout(r, 1_000));
-      pg.kill();
-      await new Promise((r) => setTimeout(r, 1_500));
-      const ready = await fetch(`${base}/readyz`);
-      expect(ready.status).toBe(503);
-      await pg.start();
-      const crashMs = await until(served, 15_000).catch((err: Error) => {
-        throw new Error(`${err.message} after the crash\nserver:\n${output.join('').slice(-3000)}\npostgres:\n${pg.logTail()}`);
-      });
-      recovery.push({ restartMs, crashMs });
-    }
-    await new Promise((r) => setTimeout(r, 1_000));
-    running = false;
-    await Promise.all(loops);
+      running = false;
+      await Promise.all(loops);
 
-    expect(alive, 'the server process exited').toBe(true);
-    // Only successes and "database unavailable": never a 500.
-    expect([...statuses.keys()].sort()).toEqual(['201', '503 service.database_unavailable']);
-    const { rows } = await minter.db.query<{ n: number }>('SELECT count(*)::int AS n FROM scans WHERE org_id = $1 AND id = ANY($2)', [org.orgId, acknowledged]);
-    expect(rows[0]!.n).toBe(acknowledged.length);
-    console.info(`faults-postgres: ${JSON.stringify(Object.fromEntries(statuses))}; ${acknowledged.length} acknowledged, all stored; served again after each restart / crash (ms): ${JSON.stringify(recovery)}`);
-  });
+      expect(alive, 'the server process exited').toBe(true);
+      // Only successes and "database unavailable": never a 500.
+      expect([...statuses.keys()].sort()).toEqual(['201', '503 service.database_unavailable']);
+      const { rows } = await minter.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM scans WHERE org_id = $1 AND id = ANY($2)',
+        [org.orgId, acknowledged],
+      );
+      expect(rows[0]!.n).toBe(acknowledged.length);
+      console.info(
+        `faults-postgres: ${JSON.stringify(Object.fromEntries(statuses))}; ${acknowledged.length} acknowledged, all stored; served again after each restart / crash (ms): ${JSON.stringify(recovery)}`,
+      );
+    },
+  );
 });
 
 describe('the embedded PostgreSQL that the server started dies', () => {
@@ -189,38 +229,60 @@ describe('the embedded PostgreSQL that the server started dies', () => {
 
   // retry: about one run in ten on this busy 2-core machine saw no restart within 30 s, with no trace
   // of why (docs/reliability.md, Known limits); a supervisor that never restarts fails all three tries.
-  it('is started again by the server on the same port, which then serves again; SIGTERM still stops it', { timeout: budgetMs(120_000, 120_000), retry: 2 }, async () => {
-    await cleanUp();
-    dir = mkdtempSync(path.join(os.tmpdir(), 'cf-faults-embedded-'));
-    chmodSync(dir, 0o711);
-    dirs.push(dir);
-    pidFile = path.join(dir, 'pg', 'postmaster.pid');
-    const port = await freePort();
-    ({ child } = await start(
-      ['server/main.ts'],
-      { DATA_DIR: dir, DATABASE_URL: undefined, PORT: String(port), HOST: '127.0.0.1', WORKER_THREADS: '0', LOG_LEVEL: 'info', METRICS_ENABLED: 'false', REDIS_URL: undefined, SECRET_KEY: undefined, CLUSTER_WORKERS: undefined },
-      null,
-      port,
-    ));
-    const output: string[] = [];
-    child!.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
-    child!.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-    const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
-    expect(await ready()).toBe(true);
-    const killed = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
-    process.kill(killed, 'SIGKILL');
-    await until(async () => !(await ready()), 5_000);
-    const recoveredMs = await until(ready, 30_000).catch((err: Error) => {
-      const pgLog = path.join(dir, 'pg', 'embedded.log');
-      const lines = output.join('').split('\n').filter((l) => !l.includes('request completed'));
-      throw new Error(`${err.message}\nserver:\n${lines.join('\n').slice(-4000)}\nembedded.log:\n${existsSync(pgLog) ? readFileSync(pgLog, 'utf8').slice(-3000) : '(none)'}`);
-    });
-    expect(Number.parseInt(readFileSync(pidFile, 'utf8'), 10)).not.toBe(killed);
-    console.info(`faults-postgres: embedded postmaster killed; the server restarted it and was ready again ${recoveredMs} ms later`);
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-    child!.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    child = null;
-    expect(existsSync(pidFile)).toBe(false);
-  });
+  it(
+    'is started again by the server on the same port, which then serves again; SIGTERM still stops it',
+    { timeout: budgetMs(120_000, 120_000), retry: 2 },
+    async () => {
+      await cleanUp();
+      dir = mkdtempSync(path.join(os.tmpdir(), 'cf-faults-embedded-'));
+      chmodSync(dir, 0o711);
+      dirs.push(dir);
+      pidFile = path.join(dir, 'pg', 'postmaster.pid');
+      const port = await freePort();
+      ({ child } = await start(
+        ['server/main.ts'],
+        {
+          DATA_DIR: dir,
+          DATABASE_URL: undefined,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          WORKER_THREADS: '0',
+          LOG_LEVEL: 'info',
+          METRICS_ENABLED: 'false',
+          REDIS_URL: undefined,
+          SECRET_KEY: undefined,
+          CLUSTER_WORKERS: undefined,
+        },
+        null,
+        port,
+      ));
+      const output: string[] = [];
+      child!.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+      child!.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+      const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+      expect(await ready()).toBe(true);
+      const killed = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
+      process.kill(killed, 'SIGKILL');
+      await until(async () => !(await ready()), 5_000);
+      const recoveredMs = await until(ready, 30_000).catch((err: Error) => {
+        const pgLog = path.join(dir, 'pg', 'embedded.log');
+        const lines = output
+          .join('')
+          .split('\n')
+          .filter((l) => !l.includes('request completed'));
+        throw new Error(
+          `${err.message}\nserver:\n${lines.join('\n').slice(-4000)}\nembedded.log:\n${existsSync(pgLog) ? readFileSync(pgLog, 'utf8').slice(-3000) : '(none)'}`,
+        );
+      });
+      expect(Number.parseInt(readFileSync(pidFile, 'utf8'), 10)).not.toBe(killed);
+      console.info(
+        `faults-postgres: embedded postmaster killed; the server restarted it and was ready again ${recoveredMs} ms later`,
+      );
+      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+      child!.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      child = null;
+      expect(existsSync(pidFile)).toBe(false);
+    },
+  );
 });

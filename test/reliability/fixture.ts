@@ -4,9 +4,26 @@
  * valid request names, and fresh ones for routes that use theirs up), the valid request of a route
  * (from the table in routes.ts), and the invariants every response must keep.
  */
-import { buildOrg, call, isolatedDatabase, startTestApp, type Reply, type TestApp, type TestOrg } from '../support/harness.ts';
+import {
+  buildOrg,
+  call,
+  isolatedDatabase,
+  startTestApp,
+  type Reply,
+  type TestApp,
+  type TestOrg,
+} from '../support/harness.ts';
 import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
-import { fillPath, PARAM_RESOURCE, policyBody, scanBody, withReceiver, type IdResource, type Ids, type RouteEntry } from './routes.ts';
+import {
+  fillPath,
+  PARAM_RESOURCE,
+  policyBody,
+  scanBody,
+  withReceiver,
+  type IdResource,
+  type Ids,
+  type RouteEntry,
+} from './routes.ts';
 
 export interface ReliabilityApp {
   app: TestApp;
@@ -26,9 +43,13 @@ const SCAN_EVENTS = ['scan.blocked', 'scan.flagged', 'scan.warned', 'scan.allowe
  * name fails to resolve without asking DNS, so nothing leaves the machine. `deliveries: false` stops
  * the pump, for suites that register URLs they did not choose (the fuzz).
  */
-export async function startReliabilityApp(opts: { deliveries: boolean; env?: Record<string, string> }): Promise<ReliabilityApp> {
+export async function startReliabilityApp(opts: {
+  deliveries: boolean;
+  env?: Record<string, string>;
+}): Promise<ReliabilityApp> {
   const receiver = await startReceiver();
-  const noDns = async (host: string): Promise<never> => Promise.reject(new Error(`ENOTFOUND ${host} (the reliability suites resolve no names)`));
+  const noDns = async (host: string): Promise<never> =>
+    Promise.reject(new Error(`ENOTFOUND ${host} (the reliability suites resolve no names)`));
   const app = await startTestApp({
     env: {
       DATABASE_URL: await isolatedDatabase(),
@@ -51,7 +72,10 @@ export async function startReliabilityApp(opts: { deliveries: boolean; env?: Rec
       if (!pump) return;
       // Bounded: a delivery that can never be sent must fail the test with its sequence, not time it out.
       let timer: NodeJS.Timeout | undefined;
-      const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('webhook deliveries did not settle within 5 s')), 5_000)));
+      const limit = new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error('webhook deliveries did not settle within 5 s')), 5_000)),
+      );
       try {
         await Promise.race([pump.settle(), limit]);
       } finally {
@@ -75,7 +99,8 @@ export interface OrgFixture {
 
 async function created(r: Promise<Reply>, what: string): Promise<string> {
   const res = await r;
-  if (res.status !== 201 || typeof res.body?.id !== 'string') throw new Error(`fixture: creating ${what} answered ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status !== 201 || typeof res.body?.id !== 'string')
+    throw new Error(`fixture: creating ${what} answered ${res.status} ${res.text.slice(0, 300)}`);
   return res.body.id as string;
 }
 
@@ -95,8 +120,10 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
   await r.settle();
   const deliveries = await call(app, 'GET', `/v1/webhooks/${webhook}/deliveries`, { key: o.admin });
   const delivery = deliveries.body?.data?.[0]?.id;
-  if (typeof delivery !== 'string') throw new Error(`fixture: the scan enqueued no delivery: ${deliveries.text.slice(0, 300)}`);
-  const freshKey = () => created(post('/v1/api-keys', { name: 'fixture key', scopes: ['api_keys:write'] }), 'an API key');
+  if (typeof delivery !== 'string')
+    throw new Error(`fixture: the scan enqueued no delivery: ${deliveries.text.slice(0, 300)}`);
+  const freshKey = () =>
+    created(post('/v1/api-keys', { name: 'fixture key', scopes: ['api_keys:write'] }), 'an API key');
   const ids: Ids = { api_key: await freshKey(), policy, webhook, webhook_delivery: delivery, scan };
   return {
     org: o,
@@ -125,7 +152,12 @@ export interface ValidRequest {
  * The route's valid request for this organization: its path ids from the fixture (fresh ones for
  * routes that use theirs up, unless `fresh: false`), body `variant` of the table's bodies.
  */
-export async function validRequest(e: RouteEntry, fx: OrgFixture, receiverUrl: string, o: { fresh?: boolean; variant?: number } = {}): Promise<ValidRequest> {
+export async function validRequest(
+  e: RouteEntry,
+  fx: OrgFixture,
+  receiverUrl: string,
+  o: { fresh?: boolean; variant?: number } = {},
+): Promise<ValidRequest> {
   const ids: Record<string, string> = {};
   for (const m of e.path.matchAll(/\{([a-z_]+)\}/g)) {
     const resource = PARAM_RESOURCE[m[1]!]!;
@@ -144,7 +176,8 @@ function problemViolations(p: unknown, status: number, where: string): string[] 
   if (p === null || typeof p !== 'object') return [`${where}: not a JSON object`];
   const doc = p as Record<string, unknown>;
   const out: string[] = [];
-  if (typeof doc.code !== 'string' || !CODE.test(doc.code)) out.push(`${where}: code ${JSON.stringify(doc.code)} is not dot-namespaced`);
+  if (typeof doc.code !== 'string' || !CODE.test(doc.code))
+    out.push(`${where}: code ${JSON.stringify(doc.code)} is not dot-namespaced`);
   if (doc.status !== status) out.push(`${where}: status field ${JSON.stringify(doc.status)} differs from ${status}`);
   return out;
 }

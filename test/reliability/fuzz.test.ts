@@ -16,8 +16,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ID_PREFIX } from '../../lib/ids.ts';
 import { call } from '../support/harness.ts';
 import { budgetMs, cases } from './profile.ts';
-import { buildFixture, responseViolations, startReliabilityApp, validRequest, type OrgFixture, type ReliabilityApp } from './fixture.ts';
-import { fillPath, ID_RESOURCES, PARAM_RESOURCE, RESOURCES, routeKey, ROUTES, scanBody, withReceiver, type RouteEntry } from './routes.ts';
+import {
+  buildFixture,
+  responseViolations,
+  startReliabilityApp,
+  validRequest,
+  type OrgFixture,
+  type ReliabilityApp,
+} from './fixture.ts';
+import {
+  fillPath,
+  ID_RESOURCES,
+  PARAM_RESOURCE,
+  RESOURCES,
+  routeKey,
+  ROUTES,
+  scanBody,
+  withReceiver,
+  type RouteEntry,
+} from './routes.ts';
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20261124);
 /** Cases per route: ≥ 1,000 in all in the short run, ≥ 10,000 in the long one (29 routes today). */
@@ -38,7 +55,10 @@ beforeAll(async () => {
   fx = await buildFixture(r);
   // A second resource of each kind, so every list has a second page and a real cursor.
   await buildFixture(r, fx.org);
-  const revoked = await call(r.app, 'POST', '/v1/api-keys', { key: fx.org.admin, json: { name: 'revoked', scopes: ['scans:read'] } });
+  const revoked = await call(r.app, 'POST', '/v1/api-keys', {
+    key: fx.org.admin,
+    json: { name: 'revoked', scopes: ['scans:read'] },
+  });
   revokedKey = revoked.body.secret;
   await call(r.app, 'POST', `/v1/api-keys/${revoked.body.id}:revoke`, { key: fx.org.admin });
   for (const e of ROUTES.filter((x) => x.list)) {
@@ -67,7 +87,9 @@ class Deep {
     readonly levels: number,
   ) {}
   get text(): string {
-    return this.shape === 'array' ? '['.repeat(this.levels) + ']'.repeat(this.levels) : '{"a":'.repeat(this.levels) + '1' + '}'.repeat(this.levels);
+    return this.shape === 'array'
+      ? '['.repeat(this.levels) + ']'.repeat(this.levels)
+      : '{"a":'.repeat(this.levels) + '1' + '}'.repeat(this.levels);
   }
   [fc.toStringMethod](): string {
     return `deep(${this.shape}×${this.levels})`;
@@ -95,7 +117,10 @@ function toText(v: Json): string {
   if (v instanceof RawJson || v instanceof Deep) return v.text;
   if (v instanceof Long) return JSON.stringify(v.value);
   if (Array.isArray(v)) return `[${v.map(toText).join(',')}]`;
-  if (v !== null && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${toText(x)}`).join(',')}}`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${toText(x)}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -111,10 +136,38 @@ const NUL = ['\u0000', 'a\u0000b', '\u0000\u0000'];
 const weirdString: fc.Arbitrary<Json> = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: anyUnit, maxLength: 12 }),
-  fc.constantFrom(...LONE, ...NUL, '', ' ', '\t', '\u202e', '\ufeff', '𝕏', '..', '/', '%00', '=1+1', "'; DROP TABLE scans;--"),
-  fc.constantFrom(new Long('x', 300), new Long('é', 5_000), new Long('a', 100_000), new Long('\ud800', 1_000), new Long('\u0000', 1_000)),
+  fc.constantFrom(
+    ...LONE,
+    ...NUL,
+    '',
+    ' ',
+    '\t',
+    '\u202e',
+    '\ufeff',
+    '𝕏',
+    '..',
+    '/',
+    '%00',
+    '=1+1',
+    "'; DROP TABLE scans;--",
+  ),
+  fc.constantFrom(
+    new Long('x', 300),
+    new Long('é', 5_000),
+    new Long('a', 100_000),
+    new Long('\ud800', 1_000),
+    new Long('\u0000', 1_000),
+  ),
   fc.constantFrom('18446744073709551616', '-9223372036854775809', '1e308', '0x10', 'NaN', 'Infinity', '-0'),
-  fc.constantFrom('2026-11-24T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-02-30T00:00:00Z', '2026-11-24T00:00:00+23:59', '1970-01-01T00:00:00-00:00', '+275760-09-13T00:00:00.000Z'),
+  fc.constantFrom(
+    '2026-11-24T00:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59.999Z',
+    '2026-02-30T00:00:00Z',
+    '2026-11-24T00:00:00+23:59',
+    '1970-01-01T00:00:00-00:00',
+    '+275760-09-13T00:00:00.000Z',
+  ),
   fc.tuple(fc.constantFrom(...Object.values(ID_PREFIX)), ulidBody).map(([p, b]) => `${p}_${b}`),
 );
 
@@ -122,18 +175,43 @@ const weirdNumber: fc.Arbitrary<Json> = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom(0, -1, 0.5, 1, 2 ** 31, 2 ** 53, -(2 ** 53), 604_800, 604_801),
-  fc.constantFrom('1e308', '-1e308', '1e400', '-1e400', '-0', '18446744073709551616', '-18446744073709551616', '123456789012345678901234567890', '5e-324', '1E2', '0.1e-999').map((t) => new RawJson(t)),
+  fc
+    .constantFrom(
+      '1e308',
+      '-1e308',
+      '1e400',
+      '-1e400',
+      '-0',
+      '18446744073709551616',
+      '-18446744073709551616',
+      '123456789012345678901234567890',
+      '5e-324',
+      '1E2',
+      '0.1e-999',
+    )
+    .map((t) => new RawJson(t)),
 );
 
 /** Object keys: ordinary, unknown, with lone surrogates or NUL. */
-const weirdKey = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom(...LONE, ...NUL, '__proto__', 'constructor', 'name', 'id', ''));
+const weirdKey = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom(...LONE, ...NUL, '__proto__', 'constructor', 'name', 'id', ''),
+);
 
 const weirdValue: fc.Arbitrary<Json> = fc.oneof(
   { weight: 4, arbitrary: weirdString },
   { weight: 3, arbitrary: weirdNumber },
   { weight: 2, arbitrary: fc.constantFrom<Json>(null, true, false, [], {}) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Json> },
-  { weight: 2, arbitrary: fc.constantFrom(new Deep('array', 10_000), new Deep('object', 10_000), new Deep('object', 1_000), new Deep('array', 100)) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      new Deep('array', 10_000),
+      new Deep('object', 10_000),
+      new Deep('object', 1_000),
+      new Deep('array', 100),
+    ),
+  },
   { weight: 1, arbitrary: fc.array(weirdString, { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.dictionary(weirdKey, weirdString, { maxKeys: 3 }) },
 );
@@ -155,7 +233,17 @@ interface Mutation {
 }
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   at: fc.nat(),
-  op: fc.constantFrom<Mutation['op']>('replace', 'replace', 'replace', 'delete', 'add', 'wrap', 'taint', 'taint', 'taint'),
+  op: fc.constantFrom<Mutation['op']>(
+    'replace',
+    'replace',
+    'replace',
+    'delete',
+    'add',
+    'wrap',
+    'taint',
+    'taint',
+    'taint',
+  ),
   key: weirdKey,
   value: weirdValue,
   taint: fc.constantFrom(...LONE, ...NUL, '\ufffe', '\u2028', '\\', '"', '%00'),
@@ -174,7 +262,12 @@ function pathsOf(v: Json, base: Path = [], out: Path[] = []): Path[] {
 }
 
 function isObject(v: Json): v is { [k: string]: Json } {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawJson || v instanceof Deep || v instanceof Long);
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    !(v instanceof RawJson || v instanceof Deep || v instanceof Long)
+  );
 }
 
 /** `v` with its `at`-th string value or key (modulo their number) tainted. */
@@ -238,7 +331,22 @@ type Body =
 const nonJson = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.uint8Array({ maxLength: 120 }).map((b) => Buffer.from(b).toString('latin1')),
-  fc.constantFrom('{', '{"a":1', "{'a':1}", 'nul', 'true false', '{"a":1}{"b":2}', '\u0000', '"\\ud800"', '{"\\ud800":1}', '[1,]', '{"a":01}', '\ufeff{}', '{"a":"\\x00"}', '1'.repeat(400)),
+  fc.constantFrom(
+    '{',
+    '{"a":1',
+    "{'a':1}",
+    'nul',
+    'true false',
+    '{"a":1}{"b":2}',
+    '\u0000',
+    '"\\ud800"',
+    '{"\\ud800":1}',
+    '[1,]',
+    '{"a":01}',
+    '\ufeff{}',
+    '{"a":"\\x00"}',
+    '1'.repeat(400),
+  ),
 );
 
 function bodyArb(e: RouteEntry): fc.Arbitrary<Body> {
@@ -246,15 +354,32 @@ function bodyArb(e: RouteEntry): fc.Arbitrary<Body> {
   const random = fc.oneof(
     { weight: 2, arbitrary: fc.jsonValue().map((value): Body => ({ kind: 'json', value: value as Json })) },
     { weight: 2, arbitrary: nonJson.map((text): Body => ({ kind: 'text', text })) },
-    { weight: 1, arbitrary: fc.constantFrom(new Deep('array', 10_000), new Deep('object', 10_000)).map((value): Body => ({ kind: 'json', value })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(new Deep('array', 10_000), new Deep('object', 10_000))
+        .map((value): Body => ({ kind: 'json', value })),
+    },
     // Over the 1 MiB body limit.
     { weight: 1, arbitrary: fc.constant<Body>({ kind: 'json', value: new Long('x', 1_100_000) }) },
   );
-  if (!e.bodies) return fc.oneof({ weight: 4, arbitrary: fc.constant<Body>({ kind: 'none' }) }, { weight: 1, arbitrary: random });
+  if (!e.bodies)
+    return fc.oneof({ weight: 4, arbitrary: fc.constant<Body>({ kind: 'none' }) }, { weight: 1, arbitrary: random });
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant<Body>({ kind: 'none' }) },
     { weight: 3, arbitrary: fc.nat().map((variant): Body => ({ kind: 'valid', variant })) },
-    { weight: 12, arbitrary: fc.record({ variant: fc.nat(), mutations: fc.oneof({ weight: 3, arbitrary: fc.tuple(mutation).map((m) => [...m]) }, { weight: 1, arbitrary: fc.array(mutation, { minLength: 2, maxLength: 3 }) }) }).map((b): Body => ({ kind: 'mutated', ...b })) },
+    {
+      weight: 12,
+      arbitrary: fc
+        .record({
+          variant: fc.nat(),
+          mutations: fc.oneof(
+            { weight: 3, arbitrary: fc.tuple(mutation).map((m) => [...m]) },
+            { weight: 1, arbitrary: fc.array(mutation, { minLength: 2, maxLength: 3 }) },
+          ),
+        })
+        .map((b): Body => ({ kind: 'mutated', ...b })),
+    },
     { weight: 3, arbitrary: random },
   );
 }
@@ -272,12 +397,33 @@ function pathIdArb(param: string): fc.Arbitrary<PathId> {
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant<PathId>({ kind: 'existing' }) },
     { weight: 2, arbitrary: literal(ulidBody.map((b) => `${prefix}_${b}`)) },
-    { weight: 1, arbitrary: literal(fc.tuple(fc.constantFrom(...Object.values(ID_PREFIX)), ulidBody).map(([p, b]) => `${p}_${b}`)) },
+    {
+      weight: 1,
+      arbitrary: literal(fc.tuple(fc.constantFrom(...Object.values(ID_PREFIX)), ulidBody).map(([p, b]) => `${p}_${b}`)),
+    },
     { weight: 1, arbitrary: literal(fc.constantFrom(...ID_RESOURCES).map((x) => `@${x}`)) },
     { weight: 2, arbitrary: literal(fc.string({ maxLength: 40 }).map(encodeURIComponent)) },
     {
       weight: 2,
-      arbitrary: literal(fc.constantFrom('%00', `${prefix}_%00`, '%ED%A0%80', `${prefix}_01M808QC4BEWC3KY6QSW94ETY%ED%A0%80`, '%', '%zz', '%2F', '..', '%2e%2e', '%C0%80', '%FF', 'a'.repeat(3000), `${prefix}_`, ulidBodyExample, ulidBodyExample.toLowerCase())),
+      arbitrary: literal(
+        fc.constantFrom(
+          '%00',
+          `${prefix}_%00`,
+          '%ED%A0%80',
+          `${prefix}_01M808QC4BEWC3KY6QSW94ETY%ED%A0%80`,
+          '%',
+          '%zz',
+          '%2F',
+          '..',
+          '%2e%2e',
+          '%C0%80',
+          '%FF',
+          'a'.repeat(3000),
+          `${prefix}_`,
+          ulidBodyExample,
+          ulidBodyExample.toLowerCase(),
+        ),
+      ),
     },
   );
 }
@@ -288,7 +434,25 @@ function maybe<T>(arb: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | null> {
   return fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
 }
 
-const JUNK_QUERY = ['', '%00', 'a%00b', '%ED%A0%80', '%', '%zz', '%FF', 'x'.repeat(300), '-1', '0', '1e3', 'true', '[]', '{}', "'", '2026-13-45T00:00:00Z', '0000-01-01T00:00:00Z'];
+const JUNK_QUERY = [
+  '',
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%',
+  '%zz',
+  '%FF',
+  'x'.repeat(300),
+  '-1',
+  '0',
+  '1e3',
+  'true',
+  '[]',
+  '{}',
+  "'",
+  '2026-13-45T00:00:00Z',
+  '0000-01-01T00:00:00Z',
+];
 const queryValue = (valid: string[]) =>
   fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...valid).map(encodeURIComponent) },
@@ -296,13 +460,39 @@ const queryValue = (valid: string[]) =>
     { weight: 2, arbitrary: fc.string({ maxLength: 20 }).map(encodeURIComponent) },
     { weight: 1, arbitrary: fc.string({ unit: anyUnit, maxLength: 6 }).map((s) => escape(s)) },
   );
-const LIMITS = ['0', '-1', '1', '2', '200', '201', '10000', '10001', '1e3', 'abc', '', '1.5', '99999999999999999999999', '0x10', '%205', '5%20', 'NaN', 'Infinity', '-0', '%00', '%ED%A0%80'];
+const LIMITS = [
+  '0',
+  '-1',
+  '1',
+  '2',
+  '200',
+  '201',
+  '10000',
+  '10001',
+  '1e3',
+  'abc',
+  '',
+  '1.5',
+  '99999999999999999999999',
+  '0x10',
+  '%205',
+  '5%20',
+  'NaN',
+  'Infinity',
+  '-0',
+  '%00',
+  '%ED%A0%80',
+];
 
 /** The query string of a case: list filters, cursor and limit (valid, junk, repeated), unknown parameters. */
 function queryArb(e: RouteEntry): fc.Arbitrary<string> {
   const parts: fc.Arbitrary<string[]>[] = [];
   for (const [name, valid] of Object.entries(e.query ?? {})) {
-    parts.push(maybe(fc.array(queryValue(valid), { minLength: 1, maxLength: 2 }), 2).map((vs) => (vs ?? []).map((v) => `${name}=${v}`)));
+    parts.push(
+      maybe(fc.array(queryValue(valid), { minLength: 1, maxLength: 2 }), 2).map((vs) =>
+        (vs ?? []).map((v) => `${name}=${v}`),
+      ),
+    );
   }
   if (e.list) {
     const cursor = fc.oneof(
@@ -313,15 +503,29 @@ function queryArb(e: RouteEntry): fc.Arbitrary<string> {
       fc.constant('A'.repeat(3000)),
     );
     parts.push(maybe(cursor, 2).map((c) => (c === null ? [] : [`cursor=${c}`])));
-    parts.push(maybe(fc.array(fc.constantFrom(...LIMITS), { minLength: 1, maxLength: 2 }), 2).map((ls) => (ls ?? []).map((l) => `limit=${l}`)));
+    parts.push(
+      maybe(fc.array(fc.constantFrom(...LIMITS), { minLength: 1, maxLength: 2 }), 2).map((ls) =>
+        (ls ?? []).map((l) => `limit=${l}`),
+      ),
+    );
   }
-  parts.push(maybe(fc.constantFrom('foo=bar', 'limit', '=', '&&', 'a[b]=c', '%00=1', '%ED%A0%80=1'), 6).map((u) => (u === null ? [] : [u])));
+  parts.push(
+    maybe(fc.constantFrom('foo=bar', 'limit', '=', '&&', 'a[b]=c', '%00=1', '%ED%A0%80=1'), 6).map((u) =>
+      u === null ? [] : [u],
+    ),
+  );
   return fc.tuple(...parts).map((ps) => ps.flat().join('&'));
 }
 
 // Header values a client can send: visible latin-1, no leading or trailing blanks.
-const headerValue = fc
-  .string({ unit: fc.integer({ min: 0x21, max: 0xff }).filter((c) => c < 0x7f || c > 0x9f).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 200 });
+const headerValue = fc.string({
+  unit: fc
+    .integer({ min: 0x21, max: 0xff })
+    .filter((c) => c < 0x7f || c > 0x9f)
+    .map((c) => String.fromCharCode(c)),
+  minLength: 1,
+  maxLength: 200,
+});
 
 interface CaseHeaders {
   auth: 'admin' | 'none' | 'revoked' | 'lowercase' | { raw: string };
@@ -340,7 +544,14 @@ const headersArb: fc.Arbitrary<CaseHeaders> = fc.record({
     {
       weight: 1,
       arbitrary: fc
-        .oneof(headerValue, headerValue.map((v) => `Bearer ${v}`), fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: 43, maxLength: 43 }).map((s) => `Bearer sk_live_${s}`), fc.constant('Basic YWRtaW46YWRtaW4='))
+        .oneof(
+          headerValue,
+          headerValue.map((v) => `Bearer ${v}`),
+          fc
+            .string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: 43, maxLength: 43 })
+            .map((s) => `Bearer sk_live_${s}`),
+          fc.constant('Basic YWRtaW46YWRtaW4='),
+        )
         .map((raw) => ({ raw })),
     },
   ),
@@ -367,9 +578,43 @@ const headersArb: fc.Arbitrary<CaseHeaders> = fc.record({
     },
     { weight: 1, arbitrary: headerValue },
   ),
-  accept: maybe(fc.oneof(fc.constantFrom('application/json', 'text/event-stream', 'text/csv', 'text/csv;q=0.5, application/json;q=0.9', 'text/event-stream, text/csv', 'text/html', 'application/problem+json', '*/*', 'image/png'), headerValue), 2),
-  idempotencyKey: maybe(fc.oneof(fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 40 }), fc.constant('fuzz-reused-key'), fc.constant('k'.repeat(256)), headerValue), 4),
-  apiVersion: maybe(fc.oneof(fc.constantFrom('2026-11-01', '2026-02-29', '2030-01-01', '1999-01-01', '2026-11-1', '9999-99-99', 'yesterday'), headerValue), 5),
+  accept: maybe(
+    fc.oneof(
+      fc.constantFrom(
+        'application/json',
+        'text/event-stream',
+        'text/csv',
+        'text/csv;q=0.5, application/json;q=0.9',
+        'text/event-stream, text/csv',
+        'text/html',
+        'application/problem+json',
+        '*/*',
+        'image/png',
+      ),
+      headerValue,
+    ),
+    2,
+  ),
+  idempotencyKey: maybe(
+    fc.oneof(
+      fc.string({
+        unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+        minLength: 1,
+        maxLength: 40,
+      }),
+      fc.constant('fuzz-reused-key'),
+      fc.constant('k'.repeat(256)),
+      headerValue,
+    ),
+    4,
+  ),
+  apiVersion: maybe(
+    fc.oneof(
+      fc.constantFrom('2026-11-01', '2026-02-29', '2030-01-01', '1999-01-01', '2026-11-1', '9999-99-99', 'yesterday'),
+      headerValue,
+    ),
+    5,
+  ),
   requestId: maybe(fc.oneof(fc.constantFrom('req-123', 'a'.repeat(129), 'x:y.z-1'), headerValue), 5),
   method: maybe(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), 15),
 });
@@ -411,7 +656,10 @@ async function build(e: RouteEntry, c: Case): Promise<Sent> {
     else if (id.text.startsWith('@')) values.set(p, fx.ids[id.text.slice(1) as keyof typeof fx.ids]);
     else values.set(p, id.text);
   }
-  let query = c.query.replace('@foreign-cursor', encodeURIComponent([...cursors.values()].find((x) => x !== cursors.get(routeKey(e))) ?? 'none'));
+  let query = c.query.replace(
+    '@foreign-cursor',
+    encodeURIComponent([...cursors.values()].find((x) => x !== cursors.get(routeKey(e))) ?? 'none'),
+  );
   query = query.replace('@cursor', encodeURIComponent(cursors.get(routeKey(e)) ?? 'none'));
   const url = `${r.app.baseUrl}${fillPath(e.path, (p) => values.get(p)!)}${query ? `?${query}` : ''}`;
 
@@ -451,11 +699,17 @@ const shown = (s: string) => (s.length > MAX_SHOWN ? `${s.slice(0, MAX_SHOWN)}�
 
 async function runCase(e: RouteEntry, c: Case): Promise<void> {
   const sent = await build(e, c);
-  const res = await fetch(sent.url, { method: sent.method, headers: sent.headers, body: sent.body, redirect: 'manual' });
+  const res = await fetch(sent.url, {
+    method: sent.method,
+    headers: sent.headers,
+    body: sent.body,
+    redirect: 'manual',
+  });
   const text = await res.text();
   const violations = responseViolations(res.status, res.headers, text, sent.method);
   // Every /v1 answer carries the rate-limit headers (docs/api.md), errors included.
-  if (new URL(sent.url).pathname.startsWith('/v1/') && !res.headers.get('ratelimit-limit')) violations.push('no RateLimit-Limit');
+  if (new URL(sent.url).pathname.startsWith('/v1/') && !res.headers.get('ratelimit-limit'))
+    violations.push('no RateLimit-Limit');
   if (violations.length === 0) return;
   const body = typeof sent.body === 'string' ? sent.body : sent.body ? await sent.body.text() : '';
   throw new Error(
@@ -483,20 +737,44 @@ describe.each(ROUTES.map((e, i) => [routeKey(e), e, i] as const))('fuzzing %s', 
 });
 
 /** Values every position of a valid body is swept with (and the taints every string and key gets). */
-const HOSTILE: Json[] = [new Deep('object', 10_000), new Deep('array', 10_000), '\ud800', 'a\u0000b', new RawJson('1e400'), new RawJson('-0'), new RawJson('18446744073709551616'), new Long('x', 100_000), null, [], {}];
+const HOSTILE: Json[] = [
+  new Deep('object', 10_000),
+  new Deep('array', 10_000),
+  '\ud800',
+  'a\u0000b',
+  new RawJson('1e400'),
+  new RawJson('-0'),
+  new RawJson('18446744073709551616'),
+  new Long('x', 100_000),
+  null,
+  [],
+  {},
+];
 const TAINTS = ['\ud800', '\udc00', '\u0000'];
 
 /** Every single-point mutation of every valid body of `e`: each path × each hostile value, each string × each taint. */
 function sweep(e: RouteEntry): Case[] {
-  const admin: CaseHeaders = { auth: 'admin', contentType: 'default', accept: null, idempotencyKey: null, apiVersion: null, requestId: null, method: null };
+  const admin: CaseHeaders = {
+    auth: 'admin',
+    contentType: 'default',
+    accept: null,
+    idempotencyKey: null,
+    apiVersion: null,
+    requestId: null,
+    method: null,
+  };
   const ids = [...e.path.matchAll(/\{([a-z_]+)\}/g)].map((): PathId => ({ kind: 'existing' }));
   const out: Case[] = [];
   const bodies = e.bodies!(fx.ids) as Json[];
   bodies.forEach((v, variant) => {
     const mutations: Mutation[] = [];
-    pathsOf(v).forEach((_p, at) => HOSTILE.forEach((value) => mutations.push({ at, op: 'replace', key: '', value, taint: '' })));
-    for (let at = 0; at < countStrings(v); at++) for (const t of TAINTS) mutations.push({ at, op: 'taint', key: '', value: null, taint: t });
-    for (const m of mutations) out.push({ ids, query: '', body: { kind: 'mutated', variant, mutations: [m] }, headers: admin });
+    pathsOf(v).forEach((_p, at) =>
+      HOSTILE.forEach((value) => mutations.push({ at, op: 'replace', key: '', value, taint: '' })),
+    );
+    for (let at = 0; at < countStrings(v); at++)
+      for (const t of TAINTS) mutations.push({ at, op: 'taint', key: '', value: null, taint: t });
+    for (const m of mutations)
+      out.push({ ids, query: '', body: { kind: 'mutated', variant, mutations: [m] }, headers: admin });
   });
   return out;
 }
@@ -515,7 +793,10 @@ describe.each(ROUTES.filter((e) => e.bodies).map((e) => [routeKey(e), e] as cons
           failures.push(`${fc.stringify(c.body)}\n${(err as Error).message}`);
         }
       }
-      if (failures.length) throw new Error(`${failures.length} of ${all.length} single-point mutations broke the contract:\n\n${failures.slice(0, 10).join('\n\n')}`);
+      if (failures.length)
+        throw new Error(
+          `${failures.length} of ${all.length} single-point mutations broke the contract:\n\n${failures.slice(0, 10).join('\n\n')}`,
+        );
     },
     budgetMs(60_000, 120_000),
   );
@@ -527,6 +808,8 @@ describe('after the fuzzing', () => {
     const scan = await call(r.app, 'POST', '/v1/scans', { key: fx.org.admin, json: scanBody(null) });
     expect(scan.status, scan.text).toBe(201);
     expect(scan.body.decision).toBeDefined();
-    console.log(`fuzz (seed ${SEED}): ${ROUTES.length} routes, ${sent.random} random cases (shrinking included), ${sent.sweep} sweep cases`);
+    console.log(
+      `fuzz (seed ${SEED}): ${ROUTES.length} routes, ${sent.random} random cases (shrinking included), ${sent.sweep} sweep cases`,
+    );
   });
 });

@@ -84,16 +84,39 @@ export async function send(r: LoadRequest, hangMs: number): Promise<Sample> {
   const headers: Record<string, string> = { ...r.headers };
   if (r.body !== undefined) headers['content-type'] = 'application/json';
   try {
-    const res = await fetch(r.url, { method: r.method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body), signal: AbortSignal.timeout(hangMs) });
+    const res = await fetch(r.url, {
+      method: r.method,
+      headers,
+      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+      signal: AbortSignal.timeout(hangMs),
+    });
     const text = await res.text();
     const contentType = res.headers.get('content-type') ?? '';
     const body = /json/.test(contentType) && text ? (JSON.parse(text) as { id?: string; code?: string }) : {};
     const ok = res.status < 400;
     const tag = ok && r.inspect ? r.inspect(body) : null;
-    return { op: r.op, at, ms: Date.now() - at, status: res.status, code: ok ? null : (body.code ?? 'no-code'), contentType, id: res.status === 201 ? (body.id ?? null) : null, tag };
+    return {
+      op: r.op,
+      at,
+      ms: Date.now() - at,
+      status: res.status,
+      code: ok ? null : (body.code ?? 'no-code'),
+      contentType,
+      id: res.status === 201 ? (body.id ?? null) : null,
+      tag,
+    };
   } catch (err) {
     const hung = (err as Error).name === 'TimeoutError';
-    return { op: r.op, at, ms: Date.now() - at, status: 0, code: hung ? 'hung' : 'network', contentType: '', id: null, tag: null };
+    return {
+      op: r.op,
+      at,
+      ms: Date.now() - at,
+      status: 0,
+      code: hung ? 'hung' : 'network',
+      contentType: '',
+      id: null,
+      tag: null,
+    };
   }
 }
 
@@ -115,7 +138,11 @@ export function maxMs(samples: readonly Sample[]): number {
 /** Polls `what` until true; resolves with the milliseconds it took. @throws after `ms`. */
 export async function until(what: () => boolean | Promise<boolean>, ms: number, intervalMs = 25): Promise<number> {
   const started = Date.now();
-  while (!(await Promise.resolve().then(what).catch(() => false))) {
+  while (
+    !(await Promise.resolve()
+      .then(what)
+      .catch(() => false))
+  ) {
     if (Date.now() - started > ms) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
@@ -123,7 +150,11 @@ export async function until(what: () => boolean | Promise<boolean>, ms: number, 
 }
 
 /** Like `until`, but resolves null instead of throwing when `ms` passes. */
-export async function within(what: () => boolean | Promise<boolean>, ms: number, intervalMs = 25): Promise<number | null> {
+export async function within(
+  what: () => boolean | Promise<boolean>,
+  ms: number,
+  intervalMs = 25,
+): Promise<number | null> {
   return until(what, ms, intervalMs).catch(() => null);
 }
 

@@ -17,8 +17,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ID_PREFIX, newId } from '../../lib/ids.ts';
 import { buildOrg, call, expectProblem, type Reply } from '../support/harness.ts';
 import { budgetMs, cases } from './profile.ts';
-import { buildFixture, orgDigest, responseViolations, startReliabilityApp, type OrgFixture, type ReliabilityApp } from './fixture.ts';
-import { checkTable, fillPath, ID_RESOURCES, PARAM_RESOURCE, paramsOf, RESOURCES, routeKey, ROUTES, withReceiver, type IdRef, type IdResource, type Ids, type RouteEntry } from './routes.ts';
+import {
+  buildFixture,
+  orgDigest,
+  responseViolations,
+  startReliabilityApp,
+  type OrgFixture,
+  type ReliabilityApp,
+} from './fixture.ts';
+import {
+  checkTable,
+  fillPath,
+  ID_RESOURCES,
+  PARAM_RESOURCE,
+  paramsOf,
+  RESOURCES,
+  routeKey,
+  ROUTES,
+  withReceiver,
+  type IdRef,
+  type IdResource,
+  type Ids,
+  type RouteEntry,
+} from './routes.ts';
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20261124);
 const TIME_LIMIT_MS = budgetMs(60_000, 1_200_000);
@@ -36,7 +57,9 @@ afterAll(async () => r?.close());
 // An organization's state as its owner reads it
 
 /** The table's lists: parameterless ones first, then those under a resource (a webhook's deliveries). */
-const LISTS = ROUTES.filter((e) => e.method === 'GET' && e.list).sort((a, b) => paramsOf(a.path).length - paramsOf(b.path).length);
+const LISTS = ROUTES.filter((e) => e.method === 'GET' && e.list).sort(
+  (a, b) => paramsOf(a.path).length - paramsOf(b.path).length,
+);
 
 interface Snapshot {
   /** Every list page (as the owner reads it) and the row digest. */
@@ -49,7 +72,8 @@ const isIdResource = (x: string): x is IdResource => (ID_RESOURCES as readonly s
 
 // Written off the request path, at most once a minute: the owner reading its own state moves it.
 const VOLATILE = new Set(['last_used_at']);
-const stable = (data: unknown[]) => data.map((d) => Object.fromEntries(Object.entries(d as Record<string, unknown>).filter(([k]) => !VOLATILE.has(k))));
+const stable = (data: unknown[]) =>
+  data.map((d) => Object.fromEntries(Object.entries(d as Record<string, unknown>).filter(([k]) => !VOLATILE.has(k))));
 
 /** Everything `fx`'s organization holds, read through every list of the table as its admin. */
 async function snapshot(fx: OrgFixture): Promise<Snapshot> {
@@ -60,10 +84,15 @@ async function snapshot(fx: OrgFixture): Promise<Snapshot> {
     const params = paramsOf(e.path);
     const targets = params.length === 0 ? [''] : ids[PARAM_RESOURCE[params[0]!]!];
     const pages = await Promise.all(
-      targets.map((id) => call(r.app, 'GET', `${fillPath(e.path, () => id)}?limit=${e.list!.limitMax}`, { key: fx.org.admin }).then((res) => [id, res] as const)),
+      targets.map((id) =>
+        call(r.app, 'GET', `${fillPath(e.path, () => id)}?limit=${e.list!.limitMax}`, { key: fx.org.admin }).then(
+          (res) => [id, res] as const,
+        ),
+      ),
     );
     for (const [id, res] of pages) {
-      if (res.status !== 200) throw new Error(`snapshot: ${routeKey(e)} ${id} answered ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status !== 200)
+        throw new Error(`snapshot: ${routeKey(e)} ${id} answered ${res.status} ${res.text.slice(0, 200)}`);
       if (res.body.next_cursor !== null) throw new Error(`snapshot: ${routeKey(e)} has more than one page`);
       const data = res.body.data as { id: string }[];
       state[`${routeKey(e)} ${id}`] = stable(data);
@@ -77,7 +106,9 @@ async function snapshot(fx: OrgFixture): Promise<Snapshot> {
 // ---------------------------------------------------------------------------------------------
 // Operations
 
-const OP_ROUTES = ROUTES.filter((e) => e.scope !== 'public' && (isIdResource(e.resource) || e.resource === 'audit_event'));
+const OP_ROUTES = ROUTES.filter(
+  (e) => e.scope !== 'public' && (isIdResource(e.resource) || e.resource === 'audit_event'),
+);
 const byKey = new Map(OP_ROUTES.map((e) => [routeKey(e), e]));
 
 interface Op {
@@ -136,18 +167,29 @@ interface Built {
 function build(e: RouteEntry, op: Op, ownIds: Ids, id: (part: number) => string): Built {
   const parts = partsOf(e);
   const path = fillPath(e.path, (param) => id(parts.findIndex((p) => p.in === 'path' && p.param === param)));
-  let body = e.bodies ? withReceiver(e.bodies(ownIds)[op.variant % e.bodies(ownIds).length], r.receiver.url) : undefined;
+  let body = e.bodies
+    ? withReceiver(e.bodies(ownIds)[op.variant % e.bodies(ownIds).length], r.receiver.url)
+    : undefined;
   const query: string[] = [];
   parts.forEach((p, i) => {
     if (p.in === 'body') body = setAt(body, p.ref.at, id(i));
     if (p.in === 'query') query.push(`${p.ref.at[0]}=${encodeURIComponent(id(i))}`);
   });
   const accept = e.accepts?.[op.accept % e.accepts.length];
-  return { method: e.method, path: query.length ? `${path}?${query.join('&')}` : path, body, ...(accept ? { accept } : {}) };
+  return {
+    method: e.method,
+    path: query.length ? `${path}?${query.join('&')}` : path,
+    body,
+    ...(accept ? { accept } : {}),
+  };
 }
 
 function send(fx: OrgFixture, b: Built): Promise<Reply> {
-  return call(r.app, b.method, b.path, { key: fx.org.admin, ...(b.body === undefined ? {} : { json: b.body }), ...(b.accept ? { headers: { accept: b.accept } } : {}) });
+  return call(r.app, b.method, b.path, {
+    key: fx.org.admin,
+    ...(b.body === undefined ? {} : { json: b.body }),
+    ...(b.accept ? { headers: { accept: b.accept } } : {}),
+  });
 }
 
 const ANY_ID = new RegExp(`\\b(?:${Object.values(ID_PREFIX).join('|')})_[0-9A-HJKMNP-TV-Z]{26}\\b`, 'g');
@@ -182,7 +224,10 @@ function secretIds(w: World, owner: 'A' | 'B', viewer: 'A' | 'B'): string[] {
 
 function expectNoLeak(w: World, res: Reply, viewer: 'A' | 'B', what: string): void {
   const leaked = secretIds(w, other(viewer), viewer).filter((id) => res.text.includes(id));
-  if (leaked.length) throw new Error(`${what}: organization ${viewer} was shown ${other(viewer)}'s ${leaked.join(', ')}:\n${res.text.slice(0, 600)}`);
+  if (leaked.length)
+    throw new Error(
+      `${what}: organization ${viewer} was shown ${other(viewer)}'s ${leaked.join(', ')}:\n${res.text.slice(0, 600)}`,
+    );
 }
 
 function expectSane(res: Reply, what: string): void {
@@ -201,7 +246,8 @@ async function runOp(w: World, op: Op): Promise<void> {
   const mine = w.seen[op.actor].ids;
   const theirs = w.seen[victim].ids;
   // Routes that use their resource up never take the actor's own admin key (the sequence needs it).
-  const ownPool = (t: IdResource) => (t === 'api_key' && e.consumes ? mine[t].filter((id) => id !== actor.org.adminId) : mine[t]);
+  const ownPool = (t: IdResource) =>
+    t === 'api_key' && e.consumes ? mine[t].filter((id) => id !== actor.org.adminId) : mine[t];
   const pickFrom = (pool: string[]) => pool[op.pick % pool.length];
   const ownIds = Object.fromEntries(ID_RESOURCES.map((t) => [t, pickFrom(ownPool(t)) ?? actor.ids[t]])) as Ids;
 
@@ -227,7 +273,10 @@ async function runOp(w: World, op: Op): Promise<void> {
   expectSane(res, what);
   if (foreignPart) {
     const unknown = newId(RESOURCES[resourceOf(foreignPart)].idKind);
-    const asUnknown = await send(actor, build(e, op, ownIds, (i) => (i === foreignAt ? unknown : idOf(i))));
+    const asUnknown = await send(
+      actor,
+      build(e, op, ownIds, (i) => (i === foreignAt ? unknown : idOf(i))),
+    );
     const got = { status: res.status, type: res.headers.get('content-type'), body: masked(res) };
     const want = { status: asUnknown.status, type: asUnknown.headers.get('content-type'), body: masked(asUnknown) };
     expect(got, `${what}: answered unlike the same request on an unknown id`).toEqual(want);
@@ -256,19 +305,33 @@ async function readBack(w: World): Promise<void> {
         expect(mineRes.status, `${side} reading its own ${path}`).toBe(200);
         const theirs = await call(r.app, 'GET', path, { key: stranger.org.admin });
         expectProblem(theirs, 404, RESOURCES[t].notFound);
-        const unknown = await call(r.app, 'GET', fillPath(e.path, () => newId(RESOURCES[t].idKind)), { key: stranger.org.admin });
+        const unknown = await call(
+          r.app,
+          'GET',
+          fillPath(e.path, () => newId(RESOURCES[t].idKind)),
+          { key: stranger.org.admin },
+        );
         expect(masked(theirs), `${other(side)} reading ${side}'s ${path}`).toBe(masked(unknown));
       }
     }
     // The audit log of one never names the other's resources.
-    const { rows } = await r.app.db.query('SELECT resource_id FROM audit_events WHERE org_id = $1 AND resource_id IS NOT NULL', [owner.org.orgId]);
+    const { rows } = await r.app.db.query(
+      'SELECT resource_id FROM audit_events WHERE org_id = $1 AND resource_id IS NOT NULL',
+      [owner.org.orgId],
+    );
     const foreign = new Set(secretIds(w, other(side), side));
-    expect(rows.map((x) => x.resource_id as string).filter((id) => foreign.has(id)), `${side}'s audit rows`).toEqual([]);
+    expect(
+      rows.map((x) => x.resource_id as string).filter((id) => foreign.has(id)),
+      `${side}'s audit rows`,
+    ).toEqual([]);
   }
 }
 
 async function newWorld(): Promise<World> {
-  const [A, B] = [await buildFixture(r, await buildOrg(r.app, 'Tenant A')), await buildFixture(r, await buildOrg(r.app, 'Tenant B'))];
+  const [A, B] = [
+    await buildFixture(r, await buildOrg(r.app, 'Tenant A')),
+    await buildFixture(r, await buildOrg(r.app, 'Tenant B')),
+  ];
   return { A, B, seen: { A: await snapshot(A), B: await snapshot(B) }, sent: { A: new Set(), B: new Set() }, log: [] };
 }
 
@@ -298,7 +361,8 @@ describe('tenant isolation', () => {
         const parts = Math.max(1, partsOf(e).length);
         for (let part = 0; part < parts; part++) {
           for (let accept = 0; accept < (e.accepts?.length ?? 1); accept++) {
-            for (const actor of ['A', 'B'] as const) await runOp(w, { actor, route: routeKey(e), foreign: true, part, pick: 0, variant: 0, accept });
+            for (const actor of ['A', 'B'] as const)
+              await runOp(w, { actor, route: routeKey(e), foreign: true, part, pick: 0, variant: 0, accept });
           }
         }
       }
@@ -330,7 +394,9 @@ describe('tenant isolation', () => {
         { numRuns: cases(8, 80), seed: SEED, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true },
       );
       const parts = [...stats.byPart].map(([k, n]) => `${k}: ${n}`).join(', ');
-      console.log(`tenancy (seed ${SEED}): ${stats.sequences} sequences, ${stats.operations} operations, ${stats.foreign} on the other organization's ids (${parts}), ${stats.skipped} skipped (no id of that type)`);
+      console.log(
+        `tenancy (seed ${SEED}): ${stats.sequences} sequences, ${stats.operations} operations, ${stats.foreign} on the other organization's ids (${parts}), ${stats.skipped} skipped (no id of that type)`,
+      );
     },
     TIME_LIMIT_MS + 30_000,
   );

@@ -107,7 +107,17 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
   const metrics = createMetrics(config.METRICS_ENABLED);
   const scanning = await startScanning(config, metrics, logger, { allowCrashTask: opts.allowCrashTask ?? false });
-  const built = buildApp({ config, db, redis, clock: opts.clock ?? systemClock, logger, keyring: buildKeyring(MASTER_SECRET), engine: scanning.engine, metrics, webhookDns: opts.webhookDns });
+  const built = buildApp({
+    config,
+    db,
+    redis,
+    clock: opts.clock ?? systemClock,
+    logger,
+    keyring: buildKeyring(MASTER_SECRET),
+    engine: scanning.engine,
+    metrics,
+    webhookDns: opts.webhookDns,
+  });
   if (redis && !opts.redisDown) {
     if (!(await waitForRedis(redis, 5_000))) throw new Error('test redis not ready');
     const deadline = Date.now() + 5_000;

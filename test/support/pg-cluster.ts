@@ -100,7 +100,8 @@ export class ThrowawayPostgres {
   }
 
   private clusterDir(): string {
-    return (JSON.parse(readFileSync(path.join(this.dir, 'embedded-postgres.json'), 'utf8')) as { clusterDir: string }).clusterDir;
+    return (JSON.parse(readFileSync(path.join(this.dir, 'embedded-postgres.json'), 'utf8')) as { clusterDir: string })
+      .clusterDir;
   }
 
   private postmasterPid(): number {

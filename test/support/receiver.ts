@@ -38,31 +38,39 @@ export interface Receiver {
 export async function startReceiver(respond: Receiver['respond'] = () => ({ status: 200 })): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
-  const server = https.createServer({ key: readFileSync(path.join(TLS_DIR, 'receiver.key')), cert: readFileSync(path.join(TLS_DIR, 'receiver.pem')) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const r: Received = { at: Date.now(), path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      const n = received.length;
-      received.push(r);
-      for (const w of waiters.filter((w) => received.length >= w.n)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-      void Promise.resolve()
-        .then(() => receiver.respond(r, n))
-        .then((reply) => {
-          const send = () => {
-            if (res.destroyed) return;
-            res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
-            res.end(reply.body ?? '');
-          };
-          if (reply.delayMs) setTimeout(send, reply.delayMs);
-          else send();
-        })
-        .catch(() => res.destroy());
-    });
-  });
+  const server = https.createServer(
+    { key: readFileSync(path.join(TLS_DIR, 'receiver.key')), cert: readFileSync(path.join(TLS_DIR, 'receiver.pem')) },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const r: Received = {
+          at: Date.now(),
+          path: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
+        const n = received.length;
+        received.push(r);
+        for (const w of waiters.filter((w) => received.length >= w.n)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+        void Promise.resolve()
+          .then(() => receiver.respond(r, n))
+          .then((reply) => {
+            const send = () => {
+              if (res.destroyed) return;
+              res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
+              res.end(reply.body ?? '');
+            };
+            if (reply.delayMs) setTimeout(send, reply.delayMs);
+            else send();
+          })
+          .catch(() => res.destroy());
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const receiver: Receiver = {
@@ -73,7 +81,10 @@ export async function startReceiver(respond: Receiver['respond'] = () => ({ stat
     waitFor: (n, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         if (received.length >= n) return resolve(received.slice(0, n));
-        const timer = setTimeout(() => reject(new Error(`receiver: ${received.length} of ${n} requests after ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver: ${received.length} of ${n} requests after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({
           n,
           resolve: () => {

@@ -50,7 +50,22 @@ export class RedisServer {
 
   /** Starts the server (again) on its port, with no persistence; resolves once it answers PING. */
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: 'ignore' });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--protected-mode',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
     this.child = child;
     const deadline = Date.now() + 10_000;
     while ((await command(this.port, 'PING', 500)) !== '+PONG') {

@@ -20,8 +20,20 @@ const logger = createLogger(config.LOG_LEVEL);
 const db = createPool(config.DATABASE_URL!, 4, () => undefined);
 const metrics = createMetrics(false);
 const scanning = await startScanning(config, metrics, logger);
-const built = buildApp({ config, db, redis: null, clock, logger, keyring: buildKeyring(Buffer.from(process.env.CHILD_MASTER_SECRET!)), engine: scanning.engine, metrics });
-if (process.env.CHILD_PORT) await new Promise<void>((resolve) => http.createServer(built.app).listen(Number(process.env.CHILD_PORT), '127.0.0.1', resolve));
+const built = buildApp({
+  config,
+  db,
+  redis: null,
+  clock,
+  logger,
+  keyring: buildKeyring(Buffer.from(process.env.CHILD_MASTER_SECRET!)),
+  engine: scanning.engine,
+  metrics,
+});
+if (process.env.CHILD_PORT)
+  await new Promise<void>((resolve) =>
+    http.createServer(built.app).listen(Number(process.env.CHILD_PORT), '127.0.0.1', resolve),
+  );
 process.on('message', (m: { set?: string }) => {
   if (m.set) clock.set(m.set);
   process.send!({ ack: m.set });

@@ -24,15 +24,33 @@ describe('benchmark rounds', () => {
   });
 
   it('median ratios group names that differ only by round', () => {
-    const r = (k: number, value: number) => ({ name: `scans #${k} / echo #${k}`, of: `scans #${k}`, to: `echo #${k}`, value });
-    expect(medianRatios([r(1, 0.1), r(2, 0.3), r(3, 0.2), { name: 'a / b', of: 'a', to: 'b', value: 1 }])).toEqual([{ name: 'scans / echo (median of 3)', of: 'scans', to: 'echo', value: 0.2 }]);
+    const r = (k: number, value: number) => ({
+      name: `scans #${k} / echo #${k}`,
+      of: `scans #${k}`,
+      to: `echo #${k}`,
+      value,
+    });
+    expect(medianRatios([r(1, 0.1), r(2, 0.3), r(3, 0.2), { name: 'a / b', of: 'a', to: 'b', value: 1 }])).toEqual([
+      { name: 'scans / echo (median of 3)', of: 'scans', to: 'echo', value: 0.2 },
+    ]);
   });
 
   it('scaling rows: median per process count', () => {
-    const row = (processes: number, req: number, eff: number) => ({ processes, req_per_s: req, efficiency: eff, vs_echo: eff / 10 });
+    const row = (processes: number, req: number, eff: number) => ({
+      processes,
+      req_per_s: req,
+      efficiency: eff,
+      vs_echo: eff / 10,
+    });
     expect(medianScaling([])).toBeNull();
     expect(medianScaling([[row(1, 100, 1)]])).toEqual([row(1, 100, 1)]);
-    expect(medianScaling([[row(1, 100, 1), row(2, 120, 0.6)], [row(1, 90, 1), row(2, 150, 0.8)], [row(1, 110, 1), row(2, 130, 0.5)]])).toEqual([
+    expect(
+      medianScaling([
+        [row(1, 100, 1), row(2, 120, 0.6)],
+        [row(1, 90, 1), row(2, 150, 0.8)],
+        [row(1, 110, 1), row(2, 130, 0.5)],
+      ]),
+    ).toEqual([
       { processes: 1, req_per_s: 100, efficiency: 1, vs_echo: 0.1 },
       { processes: 2, req_per_s: 130, efficiency: 0.6, vs_echo: 0.06 },
     ]);

@@ -5,7 +5,13 @@ import { ConfigError, loadConfig } from '../../config.ts';
 describe('loadConfig', () => {
   it('has working defaults for the embedded setup', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ PORT: 8080, DEPLOYMENT_MODE: 'self_hosted', BODY_LIMIT_BYTES: 1_048_576, AUTH_CACHE_TTL_MS: 1_000, API_KEY_DEFAULT_TTL_DAYS: 90 });
+    expect(c).toMatchObject({
+      PORT: 8080,
+      DEPLOYMENT_MODE: 'self_hosted',
+      BODY_LIMIT_BYTES: 1_048_576,
+      AUTH_CACHE_TTL_MS: 1_000,
+      API_KEY_DEFAULT_TTL_DAYS: 90,
+    });
     expect(c.DATA_DIR).toBe(path.resolve('./.data'));
     expect(c.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(c)).toBe(true);
@@ -25,18 +31,30 @@ describe('loadConfig', () => {
   it('refuses open metrics in saas mode (they span every organization)', () => {
     expect(() => loadConfig({ DEPLOYMENT_MODE: 'saas' })).toThrow(/METRICS_TOKEN/);
     expect(loadConfig({ DEPLOYMENT_MODE: 'saas', METRICS_ENABLED: 'false' }).DEPLOYMENT_MODE).toBe('saas');
-    expect(loadConfig({ DEPLOYMENT_MODE: 'saas', METRICS_TOKEN: 'a-long-metrics-token' }).METRICS_TOKEN).toBe('a-long-metrics-token');
+    expect(loadConfig({ DEPLOYMENT_MODE: 'saas', METRICS_TOKEN: 'a-long-metrics-token' }).METRICS_TOKEN).toBe(
+      'a-long-metrics-token',
+    );
   });
 
   it('caps the auth cache at 1 s without Redis, and lengthens it with Redis', () => {
     expect(() => loadConfig({ AUTH_CACHE_TTL_MS: '5000' })).toThrow(ConfigError);
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).AUTH_CACHE_TTL_MS).toBe(30_000);
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', AUTH_CACHE_TTL_MS: '5000' }).AUTH_CACHE_TTL_MS).toBe(5_000);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', AUTH_CACHE_TTL_MS: '5000' }).AUTH_CACHE_TTL_MS).toBe(
+      5_000,
+    );
   });
 
   it('webhook delivery: on by default with a 10 s attempt limit; the test-only allow list and CA are checked at start', () => {
-    expect(loadConfig({})).toMatchObject({ WEBHOOK_DELIVERY_ENABLED: true, WEBHOOK_TIMEOUT_MS: 10_000, WEBHOOK_CONCURRENCY: 64, WEBHOOK_FAILING_THRESHOLD: 5, WEBHOOK_UNSAFE_ALLOW_HOSTS: '' });
-    expect(loadConfig({ WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1, localhost, 10.0.0.0/8' }).WEBHOOK_UNSAFE_ALLOW_HOSTS).toBe('127.0.0.1, localhost, 10.0.0.0/8');
+    expect(loadConfig({})).toMatchObject({
+      WEBHOOK_DELIVERY_ENABLED: true,
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_CONCURRENCY: 64,
+      WEBHOOK_FAILING_THRESHOLD: 5,
+      WEBHOOK_UNSAFE_ALLOW_HOSTS: '',
+    });
+    expect(
+      loadConfig({ WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1, localhost, 10.0.0.0/8' }).WEBHOOK_UNSAFE_ALLOW_HOSTS,
+    ).toBe('127.0.0.1, localhost, 10.0.0.0/8');
     expect(() => loadConfig({ WEBHOOK_UNSAFE_ALLOW_HOSTS: '10.0.0.0/99' })).toThrow(/WEBHOOK_UNSAFE_ALLOW_HOSTS/);
     expect(() => loadConfig({ WEBHOOK_CA_FILE: '/no/such/ca.pem' })).toThrow(/WEBHOOK_CA_FILE/);
   });
@@ -50,7 +68,8 @@ describe('loadConfig', () => {
   it('POOL_SPLIT_CHARS: 8,000 by default, 0 turns splitting off, negatives and fractions are refused', () => {
     expect(loadConfig({}).POOL_SPLIT_CHARS).toBe(8_000);
     expect(loadConfig({ POOL_SPLIT_CHARS: '0' }).POOL_SPLIT_CHARS).toBe(0);
-    for (const bad of ['-1', '1.5', 'many']) expect(() => loadConfig({ POOL_SPLIT_CHARS: bad })).toThrow(/POOL_SPLIT_CHARS/);
+    for (const bad of ['-1', '1.5', 'many'])
+      expect(() => loadConfig({ POOL_SPLIT_CHARS: bad })).toThrow(/POOL_SPLIT_CHARS/);
   });
 
   it('treats empty strings as unset', () => {

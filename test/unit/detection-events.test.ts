@@ -20,7 +20,15 @@ function scan(over: Partial<ScanRow> = {}, decision: Record<string, unknown> = {
     trace_id: null,
     end_user_id_hash: null,
     action: 'blocked',
-    decision: { action: 'blocked', reason: 'score_threshold', policy_id: null, policy_revision_id: null, matched_rule_id: null, triggering_finding: 'pii:US_SSN', ...decision },
+    decision: {
+      action: 'blocked',
+      reason: 'score_threshold',
+      policy_id: null,
+      policy_revision_id: null,
+      matched_rule_id: null,
+      triggering_finding: 'pii:US_SSN',
+      ...decision,
+    },
     findings: [
       { detector: 'pii', items: [], frameworks: PII_FRAMEWORKS },
       { detector: 'prompt_injection', items: [], frameworks: PI_FRAMEWORKS },
@@ -67,36 +75,66 @@ describe('detectionEventFor', () => {
 
   it('puts OWASP LLM and agentic ids in owasp_tags, ATLAS ids in mitre_tags', () => {
     const e = detectionEventFor(scan({}, { triggering_finding: 'prompt_injection:INJECTION' }), 'non_allowed')!;
-    expect(e).toMatchObject({ detector: 'prompt_injection', score: 0.4, owasp_tags: ['LLM01:2025', 'T6', 'T2'], mitre_tags: ['AML.T0051'] });
+    expect(e).toMatchObject({
+      detector: 'prompt_injection',
+      score: 0.4,
+      owasp_tags: ['LLM01:2025', 'T6', 'T2'],
+      mitre_tags: ['AML.T0051'],
+    });
   });
 
   it('a bare detector name triggers too; a detector without findings has no tags', () => {
-    expect(detectionEventFor(scan({}, { triggering_finding: 'toxicity' }), 'all')).toMatchObject({ detector: 'toxicity', score: 0.01, owasp_tags: [], mitre_tags: [] });
+    expect(detectionEventFor(scan({}, { triggering_finding: 'toxicity' }), 'all')).toMatchObject({
+      detector: 'toxicity',
+      score: 0.01,
+      owasp_tags: [],
+      mitre_tags: [],
+    });
   });
 
   it('an MCP list decision, an unknown name or no trigger leaves detector and score null', () => {
     for (const t of ['mcp:blocked_server:evil', 'policy:rule-1', null, '']) {
-      expect(detectionEventFor(scan({}, { triggering_finding: t }), 'non_allowed')).toMatchObject({ detector: null, score: null, owasp_tags: [], mitre_tags: [] });
+      expect(detectionEventFor(scan({}, { triggering_finding: t }), 'non_allowed')).toMatchObject({
+        detector: null,
+        score: null,
+        owasp_tags: [],
+        mitre_tags: [],
+      });
     }
   });
 
   it('non_allowed records every action but allowed; all records every scan; none records nothing', () => {
-    for (const action of ['blocked', 'flagged', 'warned'] as const) expect(detectionEventFor(scan({ action }), 'non_allowed')?.action).toBe(action);
-    const allowed = scan({ action: 'allowed' }, { action: 'allowed', reason: 'below_thresholds', triggering_finding: null });
+    for (const action of ['blocked', 'flagged', 'warned'] as const)
+      expect(detectionEventFor(scan({ action }), 'non_allowed')?.action).toBe(action);
+    const allowed = scan(
+      { action: 'allowed' },
+      { action: 'allowed', reason: 'below_thresholds', triggering_finding: null },
+    );
     expect(detectionEventFor(allowed, 'non_allowed')).toBeNull();
-    expect(detectionEventFor(allowed, 'all')).toMatchObject({ action: 'allowed', detector: null, score: null, enforced: true });
+    expect(detectionEventFor(allowed, 'all')).toMatchObject({
+      action: 'allowed',
+      detector: null,
+      score: null,
+      enforced: true,
+    });
     expect(detectionEventFor(scan(), 'none')).toBeNull();
   });
 
   it('observe mode records the would-be action, not enforced', () => {
     const observed = scan({ action: 'allowed', observed_action: 'blocked' });
-    expect(detectionEventFor(observed, 'non_allowed')).toMatchObject({ action: 'blocked', enforced: false, detector: 'pii' });
+    expect(detectionEventFor(observed, 'non_allowed')).toMatchObject({
+      action: 'blocked',
+      enforced: false,
+      detector: 'pii',
+    });
     // would have allowed: not recorded by default
     expect(detectionEventFor(scan({ action: 'allowed', observed_action: 'allowed' }), 'non_allowed')).toBeNull();
   });
 
   it('keeps a given id', () => {
-    expect(detectionEventFor(scan(), 'all', 'aud_01KJMMA2G00000000000000000')!.id).toBe('aud_01KJMMA2G00000000000000000');
+    expect(detectionEventFor(scan(), 'all', 'aud_01KJMMA2G00000000000000000')!.id).toBe(
+      'aud_01KJMMA2G00000000000000000',
+    );
   });
 });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ModelDispatcher, ModelUnavailableError, PoolDeadlineError, PoolOverloadedError } from '../../workers/dispatcher.ts';
+import {
+  ModelDispatcher,
+  ModelUnavailableError,
+  PoolDeadlineError,
+  PoolOverloadedError,
+} from '../../workers/dispatcher.ts';
 import type { TaskRunner } from '../../workers/pool.ts';
 import type { ModelReply, ModelTask, PartReply } from '../../workers/protocol.ts';
 
@@ -8,7 +13,9 @@ class ScriptedRunner implements TaskRunner {
   readonly tasks: { task: ModelTask; finish(reply: ModelReply | Error): void }[] = [];
   constructor(readonly threads: number) {}
   run(task: ModelTask): Promise<ModelReply> {
-    return new Promise((resolve, reject) => this.tasks.push({ task, finish: (r) => (r instanceof Error ? reject(r) : resolve(r)) }));
+    return new Promise((resolve, reject) =>
+      this.tasks.push({ task, finish: (r) => (r instanceof Error ? reject(r) : resolve(r)) }),
+    );
   }
   async destroy(): Promise<void> {}
 }
@@ -98,11 +105,19 @@ describe('ModelDispatcher', () => {
     expect(parts(runner.tasks[3]!.task)).toEqual([{ op: 'entities', model: 'ner', texts: ['0123456789'] }]);
     runner.tasks[3]!.finish(reply({ ok: true, entities: [[{ start: 0, end: 1, label: 'PERSON', confidence: 1 }]] }));
     runner.tasks[2]!.finish(reply({ ok: true, scores: [2, 3] }, { ok: true, entities: [[], []] }));
-    expect(await Promise.all([...busy, small, big])).toEqual([[0], [1], [2, 3], [[], [], [{ start: 0, end: 1, label: 'PERSON', confidence: 1 }]]]);
+    expect(await Promise.all([...busy, small, big])).toEqual([
+      [0],
+      [1],
+      [2, 3],
+      [[], [], [{ start: 0, end: 1, label: 'PERSON', confidence: 1 }]],
+    ]);
   });
 
   it('one thread, or splitChars 0: never splits', async () => {
-    for (const [threads, splitChars] of [[1, 10], [2, 0]] as const) {
+    for (const [threads, splitChars] of [
+      [1, 10],
+      [2, 0],
+    ] as const) {
       const runner = new ScriptedRunner(threads);
       const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 32, splitChars });
       void d.classify('m', ['0123456789', '0123456789'], later());
@@ -144,7 +159,9 @@ describe('ModelDispatcher', () => {
     runner.tasks[1]!.finish(reply({ ok: true, scores: [0.1] }));
     await blocker;
     await tick();
-    runner.tasks[2]!.finish(reply({ ok: false, code: 'model_not_loaded', message: 'no model gone' }, { ok: true, scores: [0.5] }));
+    runner.tasks[2]!.finish(
+      reply({ ok: false, code: 'model_not_loaded', message: 'no model gone' }, { ok: true, scores: [0.5] }),
+    );
     const err = await missing.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelUnavailableError);
     expect((err as ModelUnavailableError).reason).toBe('model_not_loaded');

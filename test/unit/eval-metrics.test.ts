@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { classifierStats, matchSpans, piiReport, recallAtFpr, spanScores, toEvalLabel, type ClassifierRow } from '../../training/eval-metrics.ts';
+import {
+  classifierStats,
+  matchSpans,
+  piiReport,
+  recallAtFpr,
+  spanScores,
+  toEvalLabel,
+  type ClassifierRow,
+} from '../../training/eval-metrics.ts';
 
 describe('eval labels', () => {
   it.each([
@@ -24,13 +32,29 @@ describe('span matching', () => {
     { start: 40, end: 50, label: 'LOCATION' },
   ];
   it('strict needs exact offsets and label; labels outside the eval set are not scored', () => {
-    const c = matchSpans(gold, [{ start: 0, end: 9, label: 'PERSON' }, { start: 20, end: 35, label: 'EMAIL' }, { start: 40, end: 50, label: 'LOCATION' }], 'strict');
+    const c = matchSpans(
+      gold,
+      [
+        { start: 0, end: 9, label: 'PERSON' },
+        { start: 20, end: 35, label: 'EMAIL' },
+        { start: 40, end: 50, label: 'LOCATION' },
+      ],
+      'strict',
+    );
     expect(c.get('PERSON')).toEqual({ tp: 0, fp: 1, fn: 1 });
     expect(c.get('EMAIL')).toEqual({ tp: 1, fp: 0, fn: 0 });
     expect(c.has('ADDRESS')).toBe(false);
   });
   it('overlap accepts a shared character, one prediction per gold span', () => {
-    const c = matchSpans(gold, [{ start: 0, end: 9, label: 'PERSON' }, { start: 2, end: 4, label: 'PERSON' }, { start: 21, end: 22, label: 'PHONE' }], 'overlap');
+    const c = matchSpans(
+      gold,
+      [
+        { start: 0, end: 9, label: 'PERSON' },
+        { start: 2, end: 4, label: 'PERSON' },
+        { start: 21, end: 22, label: 'PHONE' },
+      ],
+      'overlap',
+    );
     expect(c.get('PERSON')).toEqual({ tp: 1, fp: 1, fn: 0 });
     expect(c.get('PHONE')).toEqual({ tp: 0, fp: 1, fn: 0 });
     expect(c.get('EMAIL')).toEqual({ tp: 0, fp: 0, fn: 1 });

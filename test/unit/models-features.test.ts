@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkText, hashString, TextFeaturizer, textFeaturizerConfig, tokenize, TokenFeaturizer, tokenFeaturizerConfig } from '../../inference/features.ts';
+import {
+  chunkText,
+  hashString,
+  TextFeaturizer,
+  textFeaturizerConfig,
+  tokenize,
+  TokenFeaturizer,
+  tokenFeaturizerConfig,
+} from '../../inference/features.ts';
 
 const cfg = textFeaturizerConfig(1 << 16, 4096);
 
@@ -36,7 +44,14 @@ describe('hashed text features', () => {
       }),
       { numRuns: 300, seed: 42 },
     );
-    for (const s of ['日本語のテキスト', 'مرحبا بالعالم', '👩‍💻🔥 emoji', 'e\u0301\u0301', '\ud800 lone', '\u0000\u0001']) {
+    for (const s of [
+      '日本語のテキスト',
+      'مرحبا بالعالم',
+      '👩‍💻🔥 emoji',
+      'e\u0301\u0301',
+      '\ud800 lone',
+      '\u0000\u0001',
+    ]) {
       expect(() => f.bag(s)).not.toThrow();
     }
   });
@@ -52,7 +67,9 @@ describe('hashed text features', () => {
 
   it('featurize 2,000 characters quickly', () => {
     const f = new TextFeaturizer(textFeaturizerConfig(1 << 18, 4096));
-    const text = Buffer.from('The quick brown fox, ignoring the instructions, jumps over 13 lazy dogs! '.repeat(30).slice(0, 2000)).toString();
+    const text = Buffer.from(
+      'The quick brown fox, ignoring the instructions, jumps over 13 lazy dogs! '.repeat(30).slice(0, 2000),
+    ).toString();
     for (let i = 0; i < 300; i++) f.hashes(text);
     const t = process.hrtime.bigint();
     for (let i = 0; i < 500; i++) f.hashes(text);

@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { bagMlpForward } from '../../training/bag-mlp.ts';
 import { injectionHardNegativesEval, toxicityHardNegativesEval } from '../../training/data/hard-negatives.ts';
 import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
-import { TextFeaturizer, tokenize, TokenFeaturizer, type TextFeaturizerConfig, type TokenFeaturizerConfig } from '../../inference/features.ts';
+import {
+  TextFeaturizer,
+  tokenize,
+  TokenFeaturizer,
+  type TextFeaturizerConfig,
+  type TokenFeaturizerConfig,
+} from '../../inference/features.ts';
 import { importBagMlpOnnx } from '../../training/onnx-io.ts';
 import { loadOnnxClassifier, MODELS_DIR, modelEntry } from '../../inference/runtime.ts';
 
@@ -41,7 +47,8 @@ describe('ONNX parity with the TypeScript forward pass', () => {
       let maxDelta = 0;
       ts.forEach((t, i) => {
         const n = f.bag(t);
-        const expected = n === 0 ? 0 : (bagMlpForward(params, f.ids.subarray(0, n), f.values.subarray(0, n), 1, n)[0] as number);
+        const expected =
+          n === 0 ? 0 : (bagMlpForward(params, f.ids.subarray(0, n), f.values.subarray(0, n), 1, n)[0] as number);
         maxDelta = Math.max(maxDelta, Math.abs(expected - (got[i] as number)));
       });
       expect(maxDelta).toBeLessThanOrEqual(1e-4);
@@ -65,16 +72,24 @@ describe('ONNX parity with the TypeScript forward pass', () => {
       f.featurize(ts[i] as string, tk, ids, vals, row);
       row += tk.length;
     });
-    const session = await ort.InferenceSession.create(new Uint8Array(bytes), { intraOpNumThreads: 1, interOpNumThreads: 1 });
+    const session = await ort.InferenceSession.create(new Uint8Array(bytes), {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+    });
     const out = await session.run({
-      ids: new ort.Tensor('int64', BigInt64Array.from(ids, (x) => BigInt(x)), [T, L]),
+      ids: new ort.Tensor(
+        'int64',
+        BigInt64Array.from(ids, (x) => BigInt(x)),
+        [T, L],
+      ),
       weights: new ort.Tensor('float32', vals, [T, L]),
     });
     const got = out.probs?.data as Float32Array;
     const expected = bagMlpForward(params, ids, vals, T, L);
     expect(got.length).toBe(T * entry.labels.length);
     let maxDelta = 0;
-    for (let i = 0; i < got.length; i++) maxDelta = Math.max(maxDelta, Math.abs((got[i] as number) - (expected[i] as number)));
+    for (let i = 0; i < got.length; i++)
+      maxDelta = Math.max(maxDelta, Math.abs((got[i] as number) - (expected[i] as number)));
     expect(maxDelta).toBeLessThanOrEqual(1e-4);
   });
 });

@@ -38,7 +38,9 @@ describe('manifest', () => {
       if (m.task === 'text-classification') {
         const t = m.thresholds;
         expect(t).toBeDefined();
-        expect(0 < t!.warn_above && t!.warn_above < t!.flag_above && t!.flag_above < t!.block_above && t!.block_above < 1).toBe(true);
+        expect(
+          0 < t!.warn_above && t!.warn_above < t!.flag_above && t!.flag_above < t!.block_above && t!.block_above < 1,
+        ).toBe(true);
       }
     }
   });
@@ -136,7 +138,10 @@ describe('behaviour', () => {
   });
 
   it('toxicity separates an insult from a friendly message', async () => {
-    const [insult, friendly] = await toxicity.scoreBatch(['You are a worthless stupid idiot and everyone hates you', 'Thanks for your help, have a nice day!']);
+    const [insult, friendly] = await toxicity.scoreBatch([
+      'You are a worthless stupid idiot and everyone hates you',
+      'Thanks for your help, have a nice day!',
+    ]);
     expect(insult).toBeGreaterThan(friendly as number);
     expect(friendly).toBeLessThan(toxicity.entry.thresholds!.warn_above);
   });

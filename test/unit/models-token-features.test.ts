@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { hashString, tokenize, TokenFeaturizer, tokenFeaturizerConfig, wordShapes, type Token } from '../../inference/features.ts';
+import {
+  hashString,
+  tokenize,
+  TokenFeaturizer,
+  tokenFeaturizerConfig,
+  wordShapes,
+  type Token,
+} from '../../inference/features.ts';
 import { piiSynthEval } from '../../training/data/pii-synth.ts';
 
 /*
@@ -10,7 +17,15 @@ import { piiSynthEval } from '../../training/data/pii-synth.ts';
 const TEMPLATES = 25;
 const CLASS_WORD = /[\p{L}\p{N}\p{M}]/u;
 
-function referenceFeaturize(text: string, tokens: Token[], ids: Int32Array, values: Float32Array, rowOffset: number, L: number, mask: number): void {
+function referenceFeaturize(
+  text: string,
+  tokens: Token[],
+  ids: Int32Array,
+  values: Float32Array,
+  rowOffset: number,
+  L: number,
+  mask: number,
+): void {
   const n = tokens.length;
   const lw: string[] = new Array(n);
   const ss: string[] = new Array(n);
@@ -83,7 +98,9 @@ function referenceFeaturize(text: string, tokens: Token[], ids: Int32Array, valu
 
 function corpus(): string[] {
   return [
-    ...piiSynthEval().slice(0, 300).map((s) => s.text),
+    ...piiSynthEval()
+      .slice(0, 300)
+      .map((s) => s.text),
     'My name is John Smith. I live at 221B Baker Street, London NW1 6XE.\nCall me: +44 20 7946 0958!',
     "Dr. O'Brien-Fournier met ÉLODIE at the café in São Paulo; İstanbul next? ΟΔΟΣ ΑΘΗΝΑΣ 12",
     'ALL CAPS TEXT WITH ACRONYMS LIKE NASA, U.S.A. AND IBM\n\n\nthen lower case after blank lines',
@@ -102,7 +119,10 @@ function firstDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return -1;
 }
 
-function both(text: string, f: TokenFeaturizer): { got: Int32Array; want: Int32Array; gotV: Float32Array; wantV: Float32Array } {
+function both(
+  text: string,
+  f: TokenFeaturizer,
+): { got: Int32Array; want: Int32Array; gotV: Float32Array; wantV: Float32Array } {
   const L = f.config.max_features;
   const toks = tokenize(text);
   const got = new Int32Array(toks.length * L);

@@ -6,7 +6,14 @@ import { injectionHardNegativesEval } from '../../training/data/hard-negatives.t
 import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
 import { exportTransformerOnnx, importTransformerOnnx } from '../../training/onnx-io.ts';
 import { gaussian, mulberry32 } from '../../training/prng.ts';
-import { loadOnnxClassifier, loadTokenizer, MODELS_DIR, modelEntry, type TextClassifier, type WordPieceFeaturizer } from '../../inference/runtime.ts';
+import {
+  loadOnnxClassifier,
+  loadTokenizer,
+  MODELS_DIR,
+  modelEntry,
+  type TextClassifier,
+  type WordPieceFeaturizer,
+} from '../../inference/runtime.ts';
 import { transformerConfig, type TransformerConfig, type TransformerParams } from '../../training/transformer.ts';
 import { tokenRows } from '../../inference/wordpiece.ts';
 import { forwardLogits, initParams, padBatch, tf, toVars, useBackend } from '../../training/trainers/transformer-tf.ts';
@@ -44,7 +51,11 @@ async function tfScores(c: TransformerConfig, params: TransformerParams, rows: n
 }
 
 async function ortScores(bytes: Uint8Array, rows: number[][]): Promise<Float32Array> {
-  const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(bytes, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
   try {
     const L = Math.max(...rows.map((r) => r.length));
     const ids = new BigInt64Array(rows.length * L);
@@ -74,11 +85,14 @@ describe('transformer ONNX export: parity with TensorFlow.js', () => {
   const randomParams = (): TransformerParams => {
     const p = initParams(small, 11);
     const rng = mulberry32(12);
-    for (const [, t] of p) for (let i = 0; i < t.data.length; i++) t.data[i] = (t.data[i] as number) + gaussian(rng) * 0.15;
+    for (const [, t] of p)
+      for (let i = 0; i < t.data.length; i++) t.data[i] = (t.data[i] as number) + gaussian(rng) * 0.15;
     return p;
   };
   const rng = mulberry32(13);
-  const rows = Array.from({ length: 36 }, (_, i) => Array.from({ length: i % 3 === 0 ? 1 + (i % 5) : 8 + ((i * 17) % 57) }, () => 1 + Math.floor(rng() * 599)));
+  const rows = Array.from({ length: 36 }, (_, i) =>
+    Array.from({ length: i % 3 === 0 ? 1 + (i % 5) : 8 + ((i * 17) % 57) }, () => 1 + Math.floor(rng() * 599)),
+  );
 
   it('a random model: onnxruntime matches TensorFlow.js within 1e-4 (padding-heavy and full rows)', async () => {
     const params = randomParams();
@@ -97,9 +111,16 @@ describe('transformer ONNX export: parity with TensorFlow.js', () => {
     const transposed = new Float32Array(D * D);
     for (let r = 0; r < D; r++) for (let c = 0; c < D; c++) transposed[c * D + r] = wo.data[r * D + c] as number;
     const bad = new Map(params).set('b0.wo', { shape: wo.shape, data: transposed });
-    expect(maxDelta(expected, await ortScores(exportTransformerOnnx(small, bad, { modelId: 'parity', version: '0' }), rows))).toBeGreaterThan(1e-3);
+    expect(
+      maxDelta(expected, await ortScores(exportTransformerOnnx(small, bad, { modelId: 'parity', version: '0' }), rows)),
+    ).toBeGreaterThan(1e-3);
     const wrongEps = { ...small, layer_norm_epsilon: 1e-1 };
-    expect(maxDelta(expected, await ortScores(exportTransformerOnnx(wrongEps, params, { modelId: 'parity', version: '0' }), rows))).toBeGreaterThan(1e-3);
+    expect(
+      maxDelta(
+        expected,
+        await ortScores(exportTransformerOnnx(wrongEps, params, { modelId: 'parity', version: '0' }), rows),
+      ),
+    ).toBeGreaterThan(1e-3);
   });
 
   it('int8 export: onnxruntime matches TensorFlow.js on the dequantised weights (no graph fusions)', async () => {
@@ -110,7 +131,8 @@ describe('transformer ONNX export: parity with TensorFlow.js', () => {
     const L = Math.max(...rows.map((r) => r.length));
     const ids = new BigInt64Array(rows.length * L);
     rows.forEach((r, i) => r.forEach((v, j) => (ids[i * L + j] = BigInt(v))));
-    const got = (await session.run({ input_ids: new ort.Tensor('int64', ids, [rows.length, L]) })).scores?.data as Float32Array;
+    const got = (await session.run({ input_ids: new ort.Tensor('int64', ids, [rows.length, L]) })).scores
+      ?.data as Float32Array;
     await session.release();
     expect(maxDelta(expected, got)).toBeLessThanOrEqual(1e-4);
   });

@@ -2,9 +2,21 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { injectionHardNegativesEval, injectionHardNegativesTrain } from '../../training/data/hard-negatives.ts';
 import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
-import { NL_ID, PAD_ID, preTokenize, tokenRows, trainWordPiece, WordPieceTokenizer } from '../../inference/wordpiece.ts';
+import {
+  NL_ID,
+  PAD_ID,
+  preTokenize,
+  tokenRows,
+  trainWordPiece,
+  WordPieceTokenizer,
+} from '../../inference/wordpiece.ts';
 
-const corpus = ['ignore the previous instructions', 'the instructions say ignore nothing', 'Previous results were ignored.', 'instructions: follow them'];
+const corpus = [
+  'ignore the previous instructions',
+  'the instructions say ignore nothing',
+  'Previous results were ignored.',
+  'instructions: follow them',
+];
 
 describe('wordpiece tokenizer', () => {
   it('learns merges from a corpus, deterministically, and encodes known words as few pieces', () => {
@@ -15,7 +27,12 @@ describe('wordpiece tokenizer', () => {
     const tok = new WordPieceTokenizer(a);
     const ids = tok.encode('Ignore INSTRUCTIONS');
     expect(ids.length).toBeLessThanOrEqual(4);
-    expect(ids.map((i) => a.vocab[i]).join(' ').replace(/ ##/g, '')).toBe('ignore instructions');
+    expect(
+      ids
+        .map((i) => a.vocab[i])
+        .join(' ')
+        .replace(/ ##/g, ''),
+    ).toBe('ignore instructions');
   });
 
   it('never produces an unknown token: characters outside the vocabulary become their UTF-8 bytes', () => {
@@ -27,7 +44,10 @@ describe('wordpiece tokenizer', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => {
         const out = tok.encode(s);
-        return out.every((i) => Number.isInteger(i) && i > PAD_ID && i < tok.vocabSize) && (out.length > 0) === /[^\s]|\n/u.test(s);
+        return (
+          out.every((i) => Number.isInteger(i) && i > PAD_ID && i < tok.vocabSize) &&
+          out.length > 0 === /[^\s]|\n/u.test(s)
+        );
       }),
       { numRuns: 300, seed: 7 },
     );

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { DetectorInput, FindingItem } from '../../engine/detector.ts';
-import { abaValid, cardNetwork, ibanChecksumValid, luhnValid, ssnValid, vinCheckDigitValid } from '../../engine/detectors/pii-patterns.ts';
+import {
+  abaValid,
+  cardNetwork,
+  ibanChecksumValid,
+  luhnValid,
+  ssnValid,
+  vinCheckDigitValid,
+} from '../../engine/detectors/pii-patterns.ts';
 import { findPiiRegex, PII_REGEX_LABELS } from '../../engine/detectors/pii-regex.ts';
 import { normalize } from '../../engine/normalize.ts';
 
@@ -74,7 +81,11 @@ const POSITIVE: [string, string, string][] = [
   ['+33 1 23 45 67 89', 'PHONE_NUMBER', '+33 1 23 45 67 89'],
   ['phone: 555-2671', 'PHONE_NUMBER', '555-2671'],
   ['I live at 123 Main Street, Springfield, IL 62701.', 'STREET_ADDRESS', '123 Main Street, Springfield, IL 62701'],
-  ['1600 Pennsylvania Avenue NW, Washington, DC 20500', 'STREET_ADDRESS', '1600 Pennsylvania Avenue NW, Washington, DC 20500'],
+  [
+    '1600 Pennsylvania Avenue NW, Washington, DC 20500',
+    'STREET_ADDRESS',
+    '1600 Pennsylvania Avenue NW, Washington, DC 20500',
+  ],
   ['221B Baker Street', 'STREET_ADDRESS', '221B Baker Street'],
   ['350 5th Avenue, Suite 300', 'STREET_ADDRESS', '350 5th Avenue, Suite 300'],
   ['ship to 42 Wallaby Way', 'STREET_ADDRESS', '42 Wallaby Way'],
@@ -173,7 +184,12 @@ describe('findPiiRegex', () => {
     const text = 'Reach jane@example.com or +44 20 7946 0958; card 5555 5555 5555 4444, host 10.0.0.7.';
     const items = scan(text);
     expect(items.map((i) => i.label)).toEqual(['EMAIL_ADDRESS', 'PHONE_NUMBER', 'CREDIT_CARD', 'IP_ADDRESS']);
-    expect(items.map((i) => i.text)).toEqual(['jane@example.com', '+44 20 7946 0958', '5555 5555 5555 4444', '10.0.0.7']);
+    expect(items.map((i) => i.text)).toEqual([
+      'jane@example.com',
+      '+44 20 7946 0958',
+      '5555 5555 5555 4444',
+      '10.0.0.7',
+    ]);
   });
 
   it.each([
@@ -192,7 +208,14 @@ describe('findPiiRegex', () => {
   });
 
   it('stays linear on adversarial 1 MB inputs', () => {
-    for (const big of ['1 '.repeat(500_000), '1'.repeat(1_000_000), 'a@'.repeat(500_000), '1.'.repeat(500_000), '1 Aa '.repeat(200_000), 'ab:'.repeat(333_333)]) {
+    for (const big of [
+      '1 '.repeat(500_000),
+      '1'.repeat(1_000_000),
+      'a@'.repeat(500_000),
+      '1.'.repeat(500_000),
+      '1 Aa '.repeat(200_000),
+      'ab:'.repeat(333_333),
+    ]) {
       const t0 = performance.now();
       findPiiRegex({ text: normalize(big), surface: 'user_message', tier: 'fast' });
       expect(performance.now() - t0).toBeLessThan(3000);

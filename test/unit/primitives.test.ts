@@ -25,7 +25,13 @@ describe('ids', () => {
 });
 
 describe('API versions', () => {
-  it.each([['2026-11-01', true], ['2024-02-29', true], ['2023-02-29', false], ['2026-1-01', false], ['2026-11-01T00:00:00Z', false]])('isCalendarDate(%s) = %s', (v, ok) => {
+  it.each([
+    ['2026-11-01', true],
+    ['2024-02-29', true],
+    ['2023-02-29', false],
+    ['2026-1-01', false],
+    ['2026-11-01T00:00:00Z', false],
+  ])('isCalendarDate(%s) = %s', (v, ok) => {
     expect(isCalendarDate(v)).toBe(ok);
   });
   it('resolves a later date to the newest revision on or before it', () => {
@@ -59,7 +65,12 @@ describe('secrets', () => {
 });
 
 describe('slugify', () => {
-  it.each([['Acme Corp.', 'acme-corp'], ['Ünïcödé  Ltd', 'unicode-ltd'], ['!!!', 'org'], ['  a  ', 'a']])('%s → %s', (a, b) => {
+  it.each([
+    ['Acme Corp.', 'acme-corp'],
+    ['Ünïcödé  Ltd', 'unicode-ltd'],
+    ['!!!', 'org'],
+    ['  a  ', 'a'],
+  ])('%s → %s', (a, b) => {
     expect(slugify(a)).toBe(b);
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { DetectorInput } from '../../engine/detector.ts';
-import { findSensitivePaths, sensitivePathDetector, type SensitivePathMatch } from '../../engine/detectors/sensitive-path.ts';
+import {
+  findSensitivePaths,
+  sensitivePathDetector,
+  type SensitivePathMatch,
+} from '../../engine/detectors/sensitive-path.ts';
 import { normalize } from '../../engine/normalize.ts';
 
 const inputOf = (s: string): DetectorInput => ({ text: normalize(s), surface: 'tool_params', tier: 'fast' });
@@ -41,11 +45,23 @@ const POSITIVE: [string, string, SensitivePathMatch['severity'], SensitivePathMa
   ['.env.production', 'env_file', 'high', 'any', '.env.production'],
   ['cat ~/.aws/credentials', 'cloud_credentials', 'critical', 'any', '~/.aws/credentials'],
   ['~/.aws/config', 'cloud_credentials', 'medium', 'any', '~/.aws/config'],
-  ['~/.config/gcloud/application_default_credentials.json', 'cloud_credentials', 'critical', 'any', '~/.config/gcloud/application_default_credentials.json'],
+  [
+    '~/.config/gcloud/application_default_credentials.json',
+    'cloud_credentials',
+    'critical',
+    'any',
+    '~/.config/gcloud/application_default_credentials.json',
+  ],
   ['ls ~/.config/gcloud/configurations', 'cloud_credentials', 'high', 'any', '~/.config/gcloud/configurations'],
   ['~/.azure/msal_token_cache.json', 'cloud_credentials', 'critical', 'any', '~/.azure/msal_token_cache.json'],
   ['KUBECONFIG=~/.kube/config', 'cloud_credentials', 'critical', 'any', '~/.kube/config'],
-  ['/var/run/secrets/kubernetes.io/serviceaccount/token', 'cloud_credentials', 'critical', 'linux', '/var/run/secrets/kubernetes.io/serviceaccount/token'],
+  [
+    '/var/run/secrets/kubernetes.io/serviceaccount/token',
+    'cloud_credentials',
+    'critical',
+    'linux',
+    '/var/run/secrets/kubernetes.io/serviceaccount/token',
+  ],
   ['cat ~/.npmrc', 'secret_file', 'high', 'any', '~/.npmrc'],
   ['~/.pypirc', 'secret_file', 'high', 'any', '~/.pypirc'],
   ['cat ~/.netrc', 'secret_file', 'critical', 'any', '~/.netrc'],
@@ -54,11 +70,35 @@ const POSITIVE: [string, string, SensitivePathMatch['severity'], SensitivePathMa
   ['openssl rsa -in server.key', 'secret_file', 'high', 'any', 'server.key'],
   ['/etc/ssl/private/site.pem', 'secret_file', 'high', 'linux', '/etc/ssl/private/site.pem'],
   ['C:\\Windows\\System32\\config\\SAM', 'system_file', 'critical', 'windows', 'C:\\Windows\\System32\\config\\SAM'],
-  ['reg save %SystemRoot%\\System32\\config\\SYSTEM', 'system_file', 'critical', 'windows', '%SystemRoot%\\System32\\config\\SYSTEM'],
-  ['"C:\\\\Windows\\\\System32\\\\config\\\\SECURITY"', 'system_file', 'critical', 'windows', 'C:\\\\Windows\\\\System32\\\\config\\\\SECURITY'],
+  [
+    'reg save %SystemRoot%\\System32\\config\\SYSTEM',
+    'system_file',
+    'critical',
+    'windows',
+    '%SystemRoot%\\System32\\config\\SYSTEM',
+  ],
+  [
+    '"C:\\\\Windows\\\\System32\\\\config\\\\SECURITY"',
+    'system_file',
+    'critical',
+    'windows',
+    'C:\\\\Windows\\\\System32\\\\config\\\\SECURITY',
+  ],
   ['copy C:\\Windows\\NTDS\\NTDS.dit', 'system_file', 'critical', 'windows', 'C:\\Windows\\NTDS\\NTDS.dit'],
-  ['C:\\Users\\bob\\AppData\\Roaming\\Microsoft\\Credentials\\X1', 'secret_file', 'critical', 'windows', 'C:\\Users\\bob\\AppData\\Roaming\\Microsoft\\Credentials\\X1'],
-  ['~/Library/Keychains/login.keychain-db', 'secret_file', 'critical', 'macos', '~/Library/Keychains/login.keychain-db'],
+  [
+    'C:\\Users\\bob\\AppData\\Roaming\\Microsoft\\Credentials\\X1',
+    'secret_file',
+    'critical',
+    'windows',
+    'C:\\Users\\bob\\AppData\\Roaming\\Microsoft\\Credentials\\X1',
+  ],
+  [
+    '~/Library/Keychains/login.keychain-db',
+    'secret_file',
+    'critical',
+    'macos',
+    '~/Library/Keychains/login.keychain-db',
+  ],
   ['cat /private/etc/master.passwd', 'system_file', 'critical', 'macos', '/private/etc/master.passwd'],
   ['vi /etc/nginx/nginx.conf', 'config_file', 'medium', 'linux', '/etc/nginx/nginx.conf'],
   ['download wp-config.php.bak', 'config_file', 'high', 'any', 'wp-config.php.bak'],
@@ -147,7 +187,12 @@ describe('findSensitivePaths', () => {
   it('keeps only the most specific item for one path', () => {
     const items = scan('/root/.ssh/id_rsa');
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ label: 'ssh_key', severity: 'critical', matched_pattern: 'ssh_private_key', text: '/root/.ssh/id_rsa' });
+    expect(items[0]).toMatchObject({
+      label: 'ssh_key',
+      severity: 'critical',
+      matched_pattern: 'ssh_private_key',
+      text: '/root/.ssh/id_rsa',
+    });
   });
 
   it('rates shallow relative traversal low and encoded traversal high', () => {
@@ -158,7 +203,11 @@ describe('findSensitivePaths', () => {
   });
 
   it('bare file names without a directory are reported, lower where the rule says so', () => {
-    expect(top(scan('generate an id_rsa key'))).toMatchObject({ label: 'ssh_key', severity: 'high', detection_type: 'filename' });
+    expect(top(scan('generate an id_rsa key'))).toMatchObject({
+      label: 'ssh_key',
+      severity: 'high',
+      detection_type: 'filename',
+    });
     expect(top(scan('a .ssh folder'))).toMatchObject({ label: 'ssh_key', severity: 'low' });
   });
 
@@ -179,7 +228,14 @@ describe('findSensitivePaths', () => {
   });
 
   it('stays linear on adversarial 1 MB inputs', () => {
-    for (const big of ['../'.repeat(333_333), '/etc/passwd '.repeat(80_000), '.env.'.repeat(200_000), '%2e'.repeat(333_333), 'a/'.repeat(500_000), 'history '.repeat(125_000)]) {
+    for (const big of [
+      '../'.repeat(333_333),
+      '/etc/passwd '.repeat(80_000),
+      '.env.'.repeat(200_000),
+      '%2e'.repeat(333_333),
+      'a/'.repeat(500_000),
+      'history '.repeat(125_000),
+    ]) {
       const t0 = performance.now();
       findSensitivePaths(inputOf(big));
       expect(performance.now() - t0).toBeLessThan(3000);
@@ -196,7 +252,11 @@ describe('sensitivePathDetector', () => {
       kind: 'entities',
       category: 'sensitive_path',
       thresholds: { warn_above: 0.4, flag_above: 0.6, block_above: 0.85 },
-      frameworks: { owasp_agentic: ['T2', 'T3', 'T11'], owasp_llm: ['LLM02:2025', 'LLM06:2025'], mitre_atlas: ['AML.T0057'] },
+      frameworks: {
+        owasp_agentic: ['T2', 'T3', 'T11'],
+        owasp_llm: ['LLM02:2025', 'LLM06:2025'],
+        mitre_atlas: ['AML.T0057'],
+      },
     });
     expect(sensitivePathDetector.surfaces).toHaveLength(8);
   });
@@ -208,7 +268,8 @@ describe('sensitivePathDetector', () => {
     expect(r.detector).toBe('sensitive_path');
     expect(r.score).toBe(0.95);
     expect(r.items).toHaveLength(2);
-    for (const item of r.items) expect(Object.keys(item).sort()).toEqual(['confidence', 'label', 'source', 'span', 'text']);
+    for (const item of r.items)
+      expect(Object.keys(item).sort()).toEqual(['confidence', 'label', 'source', 'span', 'text']);
   });
 
   it('scores 0 on ordinary prose', () => {

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { envelope, RETRY_SCHEDULE_MS, scanEventData } from '../../services/webhooks/delivery.ts';
 import { scanDeliveries, scanEventId } from '../../services/webhooks/subscriptions.ts';
 
-const scan = { org_id: 'org_A', id: 'scan_01JD2Z0Q6A0000000000000001', action: 'blocked', created_at: new Date('2026-01-01T00:00:00Z') };
+const scan = {
+  org_id: 'org_A',
+  id: 'scan_01JD2Z0Q6A0000000000000001',
+  action: 'blocked',
+  created_at: new Date('2026-01-01T00:00:00Z'),
+};
 const subs = [
   { id: 'wh_1', events: ['scan.blocked' as const] },
   { id: 'wh_2', events: ['scan.allowed' as const] },
@@ -15,7 +20,15 @@ describe('scanDeliveries', () => {
     expect(d.map((x) => x.webhook_id)).toEqual(['wh_1', 'wh_3']);
     expect(new Set(d.map((x) => x.event_id))).toEqual(new Set([scanEventId(scan.id)]));
     expect(scanEventId(scan.id)).toBe('evt_01JD2Z0Q6A0000000000000001');
-    expect(d[0]).toMatchObject({ org_id: 'org_A', event_type: 'scan.blocked', scan_id: scan.id, event_created: scan.created_at, next_attempt_at: scan.created_at, data: null, redelivery_of: null });
+    expect(d[0]).toMatchObject({
+      org_id: 'org_A',
+      event_type: 'scan.blocked',
+      scan_id: scan.id,
+      event_created: scan.created_at,
+      next_attempt_at: scan.created_at,
+      data: null,
+      redelivery_of: null,
+    });
     expect(new Set(d.map((x) => x.id)).size).toBe(2);
   });
 
@@ -39,7 +52,12 @@ describe('scan event data', () => {
     action: 'blocked',
     decision: { action: 'blocked', reason: 'rule_matched' },
     scores: { pii: 0.99 },
-    findings: [{ detector: 'pii', items: [{ label: 'US_SSN', confidence: 0.99, text: '536-22-1234' }, { label: 'US_SSN' }, { label: 'EMAIL' }] }],
+    findings: [
+      {
+        detector: 'pii',
+        items: [{ label: 'US_SSN', confidence: 0.99, text: '536-22-1234' }, { label: 'US_SSN' }, { label: 'EMAIL' }],
+      },
+    ],
     agent_id: 'a',
     session_id: null,
     mcp_server: null,
@@ -62,17 +80,34 @@ describe('scan event data', () => {
   });
 
   it('include_content adds the findings and the captured content while it is retained', () => {
-    expect(scanEventData(scan.id, stored, true, now)).toMatchObject({ findings: stored.findings, content: stored.content });
+    expect(scanEventData(scan.id, stored, true, now)).toMatchObject({
+      findings: stored.findings,
+      content: stored.content,
+    });
     expect(scanEventData(scan.id, stored, true, new Date('2026-02-01T00:00:00Z'))).not.toHaveProperty('content');
-    expect(scanEventData(scan.id, { ...stored, content: null, content_stored: false, content_expires_at: null }, true, now)).not.toHaveProperty('content');
+    expect(
+      scanEventData(scan.id, { ...stored, content: null, content_stored: false, content_expires_at: null }, true, now),
+    ).not.toHaveProperty('content');
   });
 
   it('a scan that no longer exists still names itself; the envelope is stable across attempts', () => {
     expect(scanEventData(scan.id, null, true, now)).toEqual({ scan_id: scan.id });
-    const d = { event_type: 'scan.blocked' as const, event_id: 'evt_1', event_created: scan.created_at, data: null, scan_id: scan.id, scan: stored };
+    const d = {
+      event_type: 'scan.blocked' as const,
+      event_id: 'evt_1',
+      event_created: scan.created_at,
+      data: null,
+      scan_id: scan.id,
+      scan: stored,
+    };
     const a = envelope(d, false, '2026-11-01', now);
     expect(envelope(d, false, '2026-11-01', new Date(now.getTime() + 86_400_000))).toBe(a);
-    expect(JSON.parse(a)).toMatchObject({ type: 'scan.blocked', id: 'evt_1', created: '2026-01-01T00:00:00.000Z', api_version: '2026-11-01' });
+    expect(JSON.parse(a)).toMatchObject({
+      type: 'scan.blocked',
+      id: 'evt_1',
+      created: '2026-01-01T00:00:00.000Z',
+      api_version: '2026-11-01',
+    });
   });
 
   it('the schedule: 7 attempts, counted from the first', () => {

@@ -30,12 +30,18 @@ function outcome(fn: () => unknown): string {
   }
 }
 
-const verifyCode = (header: string | null | undefined, body: string | Uint8Array = BODY, secrets: string | string[] = NEW, now = NOW) =>
-  outcome(() => verifyWebhookSignature(body, header, secrets, { now }));
+const verifyCode = (
+  header: string | null | undefined,
+  body: string | Uint8Array = BODY,
+  secrets: string | string[] = NEW,
+  now = NOW,
+) => outcome(() => verifyWebhookSignature(body, header, secrets, { now }));
 
 describe('signWebhookPayload', () => {
   it('emits t then one v1 per secret, in order, as hex HMAC-SHA256 of "{t}.{body}" keyed with the whole secret', () => {
-    expect(signWebhookPayload(BODY, [OLD, NEW], T)).toBe(`t=${T},v1=${hmacHex(OLD, T, BODY)},v1=${hmacHex(NEW, T, BODY)}`);
+    expect(signWebhookPayload(BODY, [OLD, NEW], T)).toBe(
+      `t=${T},v1=${hmacHex(OLD, T, BODY)},v1=${hmacHex(NEW, T, BODY)}`,
+    );
   });
   it('signs bytes and the equivalent UTF-8 string alike', () => {
     const body = 'héllo ✓';
@@ -91,7 +97,8 @@ describe('verifyWebhookSignature', () => {
   });
 
   it('honours a custom tolerance, including zero', () => {
-    const at = (now: number, toleranceSeconds: number) => outcome(() => verifyWebhookSignature(BODY, header, NEW, { now, toleranceSeconds }));
+    const at = (now: number, toleranceSeconds: number) =>
+      outcome(() => verifyWebhookSignature(BODY, header, NEW, { now, toleranceSeconds }));
     expect(at(NOW + 60_000, 60)).toBe('ok');
     expect(at(NOW + 61_000, 60)).toBe('timestamp_expired');
     expect(at(NOW - 61_000, 60)).toBe('timestamp_expired');
@@ -101,9 +108,12 @@ describe('verifyWebhookSignature', () => {
     expect(at(NOW + 3600_000, 3600)).toBe('ok');
   });
 
-  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, '300' as unknown as number])('throws a TypeError on tolerance %s', (toleranceSeconds) => {
-    expect(() => verifyWebhookSignature(BODY, header, NEW, { now: NOW, toleranceSeconds })).toThrow(TypeError);
-  });
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY, '300' as unknown as number])(
+    'throws a TypeError on tolerance %s',
+    (toleranceSeconds) => {
+      expect(() => verifyWebhookSignature(BODY, header, NEW, { now: NOW, toleranceSeconds })).toThrow(TypeError);
+    },
+  );
 
   it('throws a TypeError when no secret is given, or the body is a parsed object', () => {
     expect(() => verifyWebhookSignature(BODY, header, [])).toThrow(TypeError);
@@ -223,16 +233,25 @@ describe('properties', () => {
 
   it('sign then verify holds for any body and secrets, and any single-byte change fails', () => {
     fc.assert(
-      fc.property(body, fc.uniqueArray(secret, { minLength: 1, maxLength: 3 }), timestamp, fc.nat(), fc.integer({ min: 1, max: 255 }), (b, secrets, t, at, xor) => {
-        const header = signWebhookPayload(b, secrets, t);
-        for (const s of secrets) {
-          expect(verifyWebhookSignature(b, header, s, { now: t * 1000 })).toEqual({ timestamp: t });
-        }
-        const changed = Uint8Array.from(b);
-        const i = at % changed.length;
-        changed[i] = changed[i]! ^ xor;
-        expect(outcome(() => verifyWebhookSignature(changed, header, secrets, { now: t * 1000 }))).toBe('invalid_signature');
-      }),
+      fc.property(
+        body,
+        fc.uniqueArray(secret, { minLength: 1, maxLength: 3 }),
+        timestamp,
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (b, secrets, t, at, xor) => {
+          const header = signWebhookPayload(b, secrets, t);
+          for (const s of secrets) {
+            expect(verifyWebhookSignature(b, header, s, { now: t * 1000 })).toEqual({ timestamp: t });
+          }
+          const changed = Uint8Array.from(b);
+          const i = at % changed.length;
+          changed[i] = changed[i]! ^ xor;
+          expect(outcome(() => verifyWebhookSignature(changed, header, secrets, { now: t * 1000 }))).toBe(
+            'invalid_signature',
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });

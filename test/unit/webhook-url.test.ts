@@ -188,11 +188,25 @@ describe('checkWebhookUrlSyntax', () => {
   });
 
   it('names the address and its range in the detail', () => {
-    expect(checkWebhookUrlSyntax('https://2130706433/', none)).toEqual({ reason: 'private_address', detail: '127.0.0.1 is a loopback address' });
-    expect(checkWebhookUrlSyntax('https://[::ffff:127.0.0.1]/', none)).toEqual({ reason: 'private_address', detail: '::ffff:7f00:1 is an IPv4-mapped IPv6 address' });
-    expect(checkWebhookUrlSyntax('https://172.20.0.1/', none)).toEqual({ reason: 'private_address', detail: '172.20.0.1 is a private (RFC 1918) address' });
-    expect(checkWebhookUrlSyntax('https://169.254.169.254/', none)).toEqual({ reason: 'metadata', detail: '169.254.169.254 is a cloud metadata address' });
-    expect((checkWebhookUrlSyntax('https://0.0.0.0/', none) as UrlRefusal).detail).toBe('0.0.0.0 is an unspecified address');
+    expect(checkWebhookUrlSyntax('https://2130706433/', none)).toEqual({
+      reason: 'private_address',
+      detail: '127.0.0.1 is a loopback address',
+    });
+    expect(checkWebhookUrlSyntax('https://[::ffff:127.0.0.1]/', none)).toEqual({
+      reason: 'private_address',
+      detail: '::ffff:7f00:1 is an IPv4-mapped IPv6 address',
+    });
+    expect(checkWebhookUrlSyntax('https://172.20.0.1/', none)).toEqual({
+      reason: 'private_address',
+      detail: '172.20.0.1 is a private (RFC 1918) address',
+    });
+    expect(checkWebhookUrlSyntax('https://169.254.169.254/', none)).toEqual({
+      reason: 'metadata',
+      detail: '169.254.169.254 is a cloud metadata address',
+    });
+    expect((checkWebhookUrlSyntax('https://0.0.0.0/', none) as UrlRefusal).detail).toBe(
+      '0.0.0.0 is an unspecified address',
+    );
     expect((checkWebhookUrlSyntax('https://db.internal/', none) as UrlRefusal).detail).toContain('db.internal');
     expect((checkWebhookUrlSyntax('http://example.com/', none) as UrlRefusal).detail).toContain('http');
   });
@@ -258,19 +272,30 @@ describe('classifyAddress', () => {
     expect(classifyAddress(ip)?.range).toBe(range);
   });
 
-  it.each(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254', 'fd00:ec2:0:0:0:0:0:254', '::ffff:a9fe:a9fe', '64:ff9b::169.254.169.254'])(
-    '%s is a metadata address',
-    (ip) => {
-      expect(classifyAddress(ip)?.metadata).toBe(true);
-    },
-  );
+  it.each([
+    '169.254.169.254',
+    '169.254.170.2',
+    '100.100.100.200',
+    'fd00:ec2::254',
+    'fd00:ec2:0:0:0:0:0:254',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::169.254.169.254',
+  ])('%s is a metadata address', (ip) => {
+    expect(classifyAddress(ip)?.metadata).toBe(true);
+  });
 
-  it.each(['8.8.8.8', '1.1.1.1', '100.128.0.1', '172.15.255.255', '172.32.0.0', '2606:4700:4700::1111', '2a00:1450:4001:82a::200e', '2001:4860:4860::8888'])(
-    '%s is globally routable',
-    (ip) => {
-      expect(classifyAddress(ip)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '100.128.0.1',
+    '172.15.255.255',
+    '172.32.0.0',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:82a::200e',
+    '2001:4860:4860::8888',
+  ])('%s is globally routable', (ip) => {
+    expect(classifyAddress(ip)).toBeNull();
+  });
 });
 
 describe('AllowList', () => {
@@ -299,12 +324,21 @@ describe('AllowList', () => {
     }
   });
 
-  it.each(['10.0.0.0/33', '::1/129', '10.0.0.0/', '10.0.0.0/x', 'localhost/8', '*.example.com', 'http://localhost', '0177.0.0.1', '2130706433', 'fe80::1%eth0', 'a..b'])(
-    'refuses the bad entry %j with an error naming it',
-    (entry) => {
-      expect(() => AllowList.parse(`localhost, ${entry}`)).toThrow(entry);
-    },
-  );
+  it.each([
+    '10.0.0.0/33',
+    '::1/129',
+    '10.0.0.0/',
+    '10.0.0.0/x',
+    'localhost/8',
+    '*.example.com',
+    'http://localhost',
+    '0177.0.0.1',
+    '2130706433',
+    'fe80::1%eth0',
+    'a..b',
+  ])('refuses the bad entry %j with an error naming it', (entry) => {
+    expect(() => AllowList.parse(`localhost, ${entry}`)).toThrow(entry);
+  });
 });
 
 const fakeLookup =
@@ -344,11 +378,17 @@ describe('checkWebhookUrl', () => {
   });
 
   it('refuses a host that does not resolve, or resolves to nothing usable', async () => {
-    expect(await checkWebhookUrl('https://nope.example/', none, lookup)).toEqual({ reason: 'unresolvable', detail: 'nope.example does not resolve (ENOTFOUND)' });
+    expect(await checkWebhookUrl('https://nope.example/', none, lookup)).toEqual({
+      reason: 'unresolvable',
+      detail: 'nope.example does not resolve (ENOTFOUND)',
+    });
     expect(await checkWebhookUrl('https://empty.example/', none, lookup)).toMatchObject({ reason: 'unresolvable' });
     expect(await checkWebhookUrl('https://garbage.example/', none, lookup)).toMatchObject({ reason: 'unresolvable' });
     const throwing: LookupAll = () => Promise.reject(new Error('boom'));
-    expect(await checkWebhookUrl('https://public.example/', none, throwing)).toEqual({ reason: 'unresolvable', detail: 'public.example does not resolve' });
+    expect(await checkWebhookUrl('https://public.example/', none, throwing)).toEqual({
+      reason: 'unresolvable',
+      detail: 'public.example does not resolve',
+    });
   });
 
   it('runs the syntax checks first and does not resolve IP literals', async () => {
@@ -363,7 +403,9 @@ describe('checkWebhookUrl', () => {
   it('accepts an allow-listed host, or a host whose private addresses are allow-listed', async () => {
     const byHost = await checkWebhookUrl('https://receiver.test:8443/hook', AllowList.parse('receiver.test'), lookup);
     expect(isUrlRefusal(byHost) ? byHost : byHost.addresses).toEqual(['127.0.0.1', '::1']);
-    expect(await checkWebhookUrl('https://receiver.test/', AllowList.parse('127.0.0.1'), lookup)).toMatchObject({ reason: 'private_address' });
+    expect(await checkWebhookUrl('https://receiver.test/', AllowList.parse('127.0.0.1'), lookup)).toMatchObject({
+      reason: 'private_address',
+    });
     const byAddress = await checkWebhookUrl('https://receiver.test/', AllowList.parse('127.0.0.0/8 ::1'), lookup);
     expect(isUrlRefusal(byAddress)).toBe(false);
   });
@@ -371,7 +413,11 @@ describe('checkWebhookUrl', () => {
 
 type LookupResult = { err: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number };
 
-function callLookup(lookup: ReturnType<typeof safeLookup>, host: string, options: { all?: boolean; family?: number }): Promise<LookupResult> {
+function callLookup(
+  lookup: ReturnType<typeof safeLookup>,
+  host: string,
+  options: { all?: boolean; family?: number },
+): Promise<LookupResult> {
   return new Promise((resolve) => lookup(host, options, (err, address, family) => resolve({ err, address, family })));
 }
 
@@ -426,7 +472,11 @@ describe('safeLookup', () => {
 
   it('lets allow-listed hosts and addresses through', async () => {
     expect((await callLookup(safeLookup(none, impl), 'receiver.test', {})).err?.code).toBe('WEBHOOK_ADDRESS_REFUSED');
-    expect(await callLookup(safeLookup(AllowList.parse('receiver.test'), impl), 'receiver.test', {})).toEqual({ err: null, address: '127.0.0.1', family: 4 });
+    expect(await callLookup(safeLookup(AllowList.parse('receiver.test'), impl), 'receiver.test', {})).toEqual({
+      err: null,
+      address: '127.0.0.1',
+      family: 4,
+    });
     expect(await callLookup(safeLookup(AllowList.parse('127.0.0.1'), impl), 'receiver.test', { all: true })).toEqual({
       err: null,
       address: [{ address: '127.0.0.1', family: 4 }],
@@ -440,32 +490,41 @@ describe('assertConnectedAddressAllowed', () => {
     expect(() => assertConnectedAddressAllowed(ip, none)).not.toThrow();
   });
 
-  it.each(['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.0.0.1', '169.254.169.254', 'fe80::1%eth0', '', undefined])('refuses the peer %j', (ip) => {
-    let thrown: unknown;
-    try {
-      assertConnectedAddressAllowed(ip, none);
-    } catch (err) {
-      thrown = err;
-    }
-    expect(thrown).toBeInstanceOf(WebhookAddressRefusedError);
-    expect((thrown as WebhookAddressRefusedError).code).toBe('WEBHOOK_ADDRESS_REFUSED');
-  });
+  it.each(['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.0.0.1', '169.254.169.254', 'fe80::1%eth0', '', undefined])(
+    'refuses the peer %j',
+    (ip) => {
+      let thrown: unknown;
+      try {
+        assertConnectedAddressAllowed(ip, none);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(WebhookAddressRefusedError);
+      expect((thrown as WebhookAddressRefusedError).code).toBe('WEBHOOK_ADDRESS_REFUSED');
+    },
+  );
 
   it('names the address and range in the message', () => {
-    expect(() => assertConnectedAddressAllowed('10.0.0.1', none)).toThrow('10.0.0.1, a private (RFC 1918) address: refused');
+    expect(() => assertConnectedAddressAllowed('10.0.0.1', none)).toThrow(
+      '10.0.0.1, a private (RFC 1918) address: refused',
+    );
   });
 
   it('accepts an allow-listed peer, or any peer of an allow-listed host name', () => {
     expect(() => assertConnectedAddressAllowed('127.0.0.1', AllowList.parse('127.0.0.1'))).not.toThrow();
-    expect(() => assertConnectedAddressAllowed('127.0.0.1', AllowList.parse('receiver.test'), 'receiver.test')).not.toThrow();
+    expect(() =>
+      assertConnectedAddressAllowed('127.0.0.1', AllowList.parse('receiver.test'), 'receiver.test'),
+    ).not.toThrow();
     expect(() => assertConnectedAddressAllowed('127.0.0.1', AllowList.parse('receiver.test'), 'other.test')).toThrow(
       'other.test resolves to 127.0.0.1, a loopback address: refused',
     );
-    expect(() => assertConnectedAddressAllowed('127.0.0.2', AllowList.parse('127.0.0.1'))).toThrow(WebhookAddressRefusedError);
+    expect(() => assertConnectedAddressAllowed('127.0.0.2', AllowList.parse('127.0.0.1'))).toThrow(
+      WebhookAddressRefusedError,
+    );
   });
 });
 
-describe('with node\'s own net.connect (a local TCP receiver)', () => {
+describe("with node's own net.connect (a local TCP receiver)", () => {
   let server: net.Server;
   let port = 0;
   beforeAll(async () => {
@@ -494,11 +553,14 @@ describe('with node\'s own net.connect (a local TCP receiver)', () => {
     });
   }
 
-  it.each([true, false])('connects to an allow-listed host and refuses it otherwise (autoSelectFamily: %s)', async (autoSelectFamily) => {
-    expect(await connect('receiver.test', AllowList.parse('receiver.test'), autoSelectFamily)).toBe('connected');
-    expect(await connect('receiver.test', AllowList.parse('127.0.0.1'), autoSelectFamily)).toBe('connected');
-    expect(await connect('receiver.test', none, autoSelectFamily)).toBe('WEBHOOK_ADDRESS_REFUSED');
-  });
+  it.each([true, false])(
+    'connects to an allow-listed host and refuses it otherwise (autoSelectFamily: %s)',
+    async (autoSelectFamily) => {
+      expect(await connect('receiver.test', AllowList.parse('receiver.test'), autoSelectFamily)).toBe('connected');
+      expect(await connect('receiver.test', AllowList.parse('127.0.0.1'), autoSelectFamily)).toBe('connected');
+      expect(await connect('receiver.test', none, autoSelectFamily)).toBe('WEBHOOK_ADDRESS_REFUSED');
+    },
+  );
 
   it('catches an IP literal, for which node skips lookup, on connect', async () => {
     expect(await connect('127.0.0.1', none, true)).toBe('WEBHOOK_ADDRESS_REFUSED');

@@ -11,7 +11,9 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 /** `DATASETS_DIR`, else `<repo>/../shared/datasets`. */
 export function datasetsDir(): string {
-  return process.env.DATASETS_DIR ? path.resolve(process.env.DATASETS_DIR) : path.resolve(REPO_ROOT, '../shared/datasets');
+  return process.env.DATASETS_DIR
+    ? path.resolve(process.env.DATASETS_DIR)
+    : path.resolve(REPO_ROOT, '../shared/datasets');
 }
 
 export function readJsonl<T>(file: string): T[] {

@@ -12,12 +12,29 @@ export type Obfuscation = 'leetspeak' | 'homoglyph' | 'zero_width' | 'base64' | 
 export const OBFUSCATIONS: readonly Obfuscation[] = ['leetspeak', 'homoglyph', 'zero_width', 'base64', 'hex', 'mixed'];
 
 const LEET: Record<string, string> = { a: '4', e: '3', i: '1', o: '0', s: '5', t: '7' };
-const GLYPHS: Record<string, string> = { a: 'а', e: 'е', o: 'о', p: 'р', c: 'с', x: 'х', i: 'і', y: 'у', A: 'А', E: 'Е', O: 'О', P: 'Р', C: 'С', T: 'Т' };
+const GLYPHS: Record<string, string> = {
+  a: 'а',
+  e: 'е',
+  o: 'о',
+  p: 'р',
+  c: 'с',
+  x: 'х',
+  i: 'і',
+  y: 'у',
+  A: 'А',
+  E: 'Е',
+  O: 'О',
+  P: 'Р',
+  C: 'С',
+  T: 'Т',
+};
 const ZERO_WIDTH = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF'];
 
 /** Replaces letters by digits in about `rate` of the words (keeps short words readable). */
 export function leetspeak(text: string, rng: Rng, rate = 0.6): string {
-  return text.replace(/[A-Za-z]{3,}/g, (w) => (rng() < rate ? [...w].map((c) => LEET[c.toLowerCase()] ?? c).join('') : w));
+  return text.replace(/[A-Za-z]{3,}/g, (w) =>
+    rng() < rate ? [...w].map((c) => LEET[c.toLowerCase()] ?? c).join('') : w,
+  );
 }
 
 export function homoglyphs(text: string, rng: Rng, rate = 0.5): string {

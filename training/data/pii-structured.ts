@@ -18,20 +18,73 @@ export interface StructuredSentence {
 
 const LOCALES: Faker[] = [fakerEN_US, fakerEN_US, fakerEN_US, fakerEN_GB, fakerDE, fakerFR, fakerES, fakerIT, fakerNL];
 
-type Slot = 'NAME' | 'FIRST' | 'EMAIL' | 'PHONE' | 'SSN' | 'CARD' | 'IBAN' | 'ACCOUNT' | 'ROUTING' | 'IPV4' | 'IPV6' | 'MAC' | 'VIN' | 'ADDRESS';
+type Slot =
+  | 'NAME'
+  | 'FIRST'
+  | 'EMAIL'
+  | 'PHONE'
+  | 'SSN'
+  | 'CARD'
+  | 'IBAN'
+  | 'ACCOUNT'
+  | 'ROUTING'
+  | 'IPV4'
+  | 'IPV6'
+  | 'MAC'
+  | 'VIN'
+  | 'ADDRESS';
 const LABEL: Record<Slot, string> = {
-  NAME: 'PERSON', FIRST: 'PERSON', EMAIL: 'EMAIL', PHONE: 'PHONE', SSN: 'SSN', CARD: 'CREDIT_CARD', IBAN: 'IBAN', ACCOUNT: 'BANK_ACCOUNT',
-  ROUTING: 'BANK_ACCOUNT', IPV4: 'IP_ADDRESS', IPV6: 'IP_ADDRESS', MAC: 'MAC_ADDRESS', VIN: 'VIN', ADDRESS: 'ADDRESS',
+  NAME: 'PERSON',
+  FIRST: 'PERSON',
+  EMAIL: 'EMAIL',
+  PHONE: 'PHONE',
+  SSN: 'SSN',
+  CARD: 'CREDIT_CARD',
+  IBAN: 'IBAN',
+  ACCOUNT: 'BANK_ACCOUNT',
+  ROUTING: 'BANK_ACCOUNT',
+  IPV4: 'IP_ADDRESS',
+  IPV6: 'IP_ADDRESS',
+  MAC: 'MAC_ADDRESS',
+  VIN: 'VIN',
+  ADDRESS: 'ADDRESS',
 };
 
 const VIN_CHARS = 'ABCDEFGHJKLMNPRSTUVWXYZ0123456789';
-const VIN_VALUES: Record<string, number> = { A: 1, B: 2, C: 3, D: 4, E: 5, F: 6, G: 7, H: 8, J: 1, K: 2, L: 3, M: 4, N: 5, P: 7, R: 9, S: 2, T: 3, U: 4, V: 5, W: 6, X: 7, Y: 8, Z: 9 };
+const VIN_VALUES: Record<string, number> = {
+  A: 1,
+  B: 2,
+  C: 3,
+  D: 4,
+  E: 5,
+  F: 6,
+  G: 7,
+  H: 8,
+  J: 1,
+  K: 2,
+  L: 3,
+  M: 4,
+  N: 5,
+  P: 7,
+  R: 9,
+  S: 2,
+  T: 3,
+  U: 4,
+  V: 5,
+  W: 6,
+  X: 7,
+  Y: 8,
+  Z: 9,
+};
 const VIN_WEIGHTS = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2];
 
 /** A VIN with a valid ISO 3779 / North American check digit (position 9). */
 export function makeVin(rng: Rng): string {
   const c = Array.from({ length: 17 }, () => VIN_CHARS[Math.floor(rng() * VIN_CHARS.length)] as string);
-  const sum = c.reduce((s, ch, i) => s + (/\d/.test(ch) ? Number(ch) : (VIN_VALUES[ch] as number)) * (VIN_WEIGHTS[i] as number), 0);
+  const sum = c.reduce(
+    (s, ch, i) => s + (/\d/.test(ch) ? Number(ch) : (VIN_VALUES[ch] as number)) * (VIN_WEIGHTS[i] as number),
+    0,
+  );
   const r = sum % 11;
   c[8] = r === 10 ? 'X' : String(r);
   return c.join('');
@@ -58,8 +111,10 @@ function value(slot: Slot, f: Faker, rng: Rng): string {
       const r = rng();
       if (r < 0.35) return fakerEN_US.phone.number({ style: 'national' });
       if (r < 0.6) return fakerEN_US.phone.number({ style: 'international' });
-      if (r < 0.75) return `${pick(['555', '212', '415', '303', '617'], rng)}-${200 + Math.floor(rng() * 700)}-${String(Math.floor(rng() * 10000)).padStart(4, '0')}`;
-      if (r < 0.9) return `+44 20 ${7000 + Math.floor(rng() * 2000)} ${String(Math.floor(rng() * 10000)).padStart(4, '0')}`;
+      if (r < 0.75)
+        return `${pick(['555', '212', '415', '303', '617'], rng)}-${200 + Math.floor(rng() * 700)}-${String(Math.floor(rng() * 10000)).padStart(4, '0')}`;
+      if (r < 0.9)
+        return `+44 20 ${7000 + Math.floor(rng() * 2000)} ${String(Math.floor(rng() * 10000)).padStart(4, '0')}`;
       return `+49 30 ${String(10000000 + Math.floor(rng() * 89999999))}`;
     }
     case 'SSN':
@@ -72,7 +127,10 @@ function value(slot: Slot, f: Faker, rng: Rng): string {
       return groups.join(r < 0.7 ? ' ' : '-');
     }
     case 'IBAN':
-      return f.finance.iban({ formatted: rng() < 0.5, countryCode: pick(['DE', 'FR', 'GB', 'NL', 'ES', 'IT', 'BE', 'CH'], rng) });
+      return f.finance.iban({
+        formatted: rng() < 0.5,
+        countryCode: pick(['DE', 'FR', 'GB', 'NL', 'ES', 'IT', 'BE', 'CH'], rng),
+      });
     case 'ACCOUNT':
       return f.finance.accountNumber(pick([8, 10, 12], rng));
     case 'ROUTING':

@@ -8,8 +8,32 @@
  * Every fourth template is an EVAL template (not used for training).
  */
 import {
-  fakerCS_CZ, fakerDA, fakerDE, fakerEN_GB, fakerEN_IN, fakerEN_NG, fakerEN_US, fakerES, fakerFI, fakerFR, fakerHU, fakerIT,
-  fakerJA, fakerNL, fakerPL, fakerPT_BR, fakerRO, fakerRU, fakerSV, fakerTR, fakerVI, fakerYO_NG, fakerZH_CN, fakerAR, fakerKO, fakerEL,
+  fakerCS_CZ,
+  fakerDA,
+  fakerDE,
+  fakerEN_GB,
+  fakerEN_IN,
+  fakerEN_NG,
+  fakerEN_US,
+  fakerES,
+  fakerFI,
+  fakerFR,
+  fakerHU,
+  fakerIT,
+  fakerJA,
+  fakerNL,
+  fakerPL,
+  fakerPT_BR,
+  fakerRO,
+  fakerRU,
+  fakerSV,
+  fakerTR,
+  fakerVI,
+  fakerYO_NG,
+  fakerZH_CN,
+  fakerAR,
+  fakerKO,
+  fakerEL,
   type Faker,
 } from '@faker-js/faker';
 import { mulberry32, pick, type Rng } from '../prng.ts';
@@ -21,9 +45,42 @@ export interface SynthSentence {
   template: string;
 }
 
-const LATIN: Faker[] = [fakerEN_US, fakerEN_US, fakerEN_GB, fakerDE, fakerFR, fakerES, fakerIT, fakerNL, fakerPL, fakerPT_BR, fakerTR, fakerVI, fakerEN_IN, fakerEN_NG, fakerYO_NG, fakerSV, fakerFI, fakerCS_CZ, fakerHU, fakerRO, fakerDA];
+const LATIN: Faker[] = [
+  fakerEN_US,
+  fakerEN_US,
+  fakerEN_GB,
+  fakerDE,
+  fakerFR,
+  fakerES,
+  fakerIT,
+  fakerNL,
+  fakerPL,
+  fakerPT_BR,
+  fakerTR,
+  fakerVI,
+  fakerEN_IN,
+  fakerEN_NG,
+  fakerYO_NG,
+  fakerSV,
+  fakerFI,
+  fakerCS_CZ,
+  fakerHU,
+  fakerRO,
+  fakerDA,
+];
 const OTHER: Faker[] = [fakerJA, fakerZH_CN, fakerRU, fakerAR, fakerKO, fakerEL];
-const ADDRESS_LOCALES: Faker[] = [fakerEN_US, fakerEN_US, fakerEN_GB, fakerDE, fakerFR, fakerES, fakerIT, fakerNL, fakerEN_IN, fakerPT_BR];
+const ADDRESS_LOCALES: Faker[] = [
+  fakerEN_US,
+  fakerEN_US,
+  fakerEN_GB,
+  fakerDE,
+  fakerFR,
+  fakerES,
+  fakerIT,
+  fakerNL,
+  fakerEN_IN,
+  fakerPT_BR,
+];
 
 type Kind = 'PERSON' | 'FIRST' | 'LAST' | 'ADDRESS' | 'STREET' | 'CITY' | 'COUNTRY' | 'ORG';
 type Part = string | Kind;
@@ -40,8 +97,13 @@ function value(kind: Kind, c: Ctx): { text: string; label: string } {
   switch (kind) {
     case 'PERSON': {
       const r = c.rng();
-      if (r < 0.15) return { text: `${f.person.firstName()} ${f.person.lastName()}-${f.person.lastName()}`, label: 'PERSON' };
-      if (r < 0.25) return { text: `${f.person.firstName()} ${f.person.middleName?.() ?? f.person.firstName()} ${f.person.lastName()}`, label: 'PERSON' };
+      if (r < 0.15)
+        return { text: `${f.person.firstName()} ${f.person.lastName()}-${f.person.lastName()}`, label: 'PERSON' };
+      if (r < 0.25)
+        return {
+          text: `${f.person.firstName()} ${f.person.middleName?.() ?? f.person.firstName()} ${f.person.lastName()}`,
+          label: 'PERSON',
+        };
       return { text: `${f.person.firstName()} ${f.person.lastName()}`, label: 'PERSON' };
     }
     case 'FIRST':
@@ -54,20 +116,37 @@ function value(kind: Kind, c: Ctx): { text: string; label: string } {
       const r = c.rng();
       const street = a.location.streetAddress(c.rng() < 0.3);
       if (r < 0.35) return { text: `${street}, ${a.location.city()}`, label: 'ADDRESS' };
-      if (r < 0.7) return { text: `${street}, ${a.location.city()}, ${a.location.state({ abbreviated: true })} ${a.location.zipCode()}`, label: 'ADDRESS' };
+      if (r < 0.7)
+        return {
+          text: `${street}, ${a.location.city()}, ${a.location.state({ abbreviated: true })} ${a.location.zipCode()}`,
+          label: 'ADDRESS',
+        };
       if (r < 0.85) return { text: `${street}\n${a.location.zipCode()} ${a.location.city()}`, label: 'ADDRESS' };
-      return { text: `${street}, ${a.location.zipCode()} ${a.location.city()}, ${a.location.country()}`, label: 'ADDRESS' };
+      return {
+        text: `${street}, ${a.location.zipCode()} ${a.location.city()}, ${a.location.country()}`,
+        label: 'ADDRESS',
+      };
     }
     case 'CITY':
       return { text: a.location.city(), label: 'LOCATION' };
     case 'COUNTRY':
       return { text: a.location.country(), label: 'LOCATION' };
     case 'ORG':
-      return { text: c.rng() < 0.5 ? a.company.name() : `${a.company.name()} ${pick(['Inc.', 'Ltd', 'GmbH', 'LLC', 'Group', 'Bank', 'Hospital', 'University'], c.rng)}`, label: 'ORGANIZATION' };
+      return {
+        text:
+          c.rng() < 0.5
+            ? a.company.name()
+            : `${a.company.name()} ${pick(['Inc.', 'Ltd', 'GmbH', 'LLC', 'Group', 'Bank', 'Hospital', 'University'], c.rng)}`,
+        label: 'ORGANIZATION',
+      };
   }
 }
 
-const T = (s: string): Part[] => s.split(/(\{[A-Z]+\})/).filter((x) => x !== '').map((x) => (/^\{[A-Z]+\}$/.test(x) ? (x.slice(1, -1) as Kind) : x));
+const T = (s: string): Part[] =>
+  s
+    .split(/(\{[A-Z]+\})/)
+    .filter((x) => x !== '')
+    .map((x) => (/^\{[A-Z]+\}$/.test(x) ? (x.slice(1, -1) as Kind) : x));
 
 const TEMPLATES: Part[][] = [
   'My name is {PERSON} and I live at {ADDRESS}.',
@@ -94,7 +173,7 @@ const TEMPLATES: Part[][] = [
   'Please update my address to {ADDRESS}. Thanks, {FIRST}',
   'Dr. {PERSON} from {ORG} will present the results.',
   '{PERSON} ({CITY}, {COUNTRY}) won the regional chess tournament.',
-  'I\'m {FIRST}. My brother {FIRST} works for {ORG}.',
+  "I'm {FIRST}. My brother {FIRST} works for {ORG}.",
   'The package for {PERSON} was left at {STREET} instead of {STREET}.',
   'Book a table for {FIRST} at a restaurant near {ADDRESS}.',
   'Translate this note from {PERSON}: "See you in {CITY} next month."',
@@ -120,7 +199,9 @@ function variant(text: string, spans: PiiSpan[], rng: Rng): string {
   if (v < 0.3) {
     // lowercase names only (same length, so offsets stay valid)
     let out = text;
-    for (const s of spans) if (s.label === 'PERSON') out = out.slice(0, s.start) + out.slice(s.start, s.end).toLowerCase() + out.slice(s.end);
+    for (const s of spans)
+      if (s.label === 'PERSON')
+        out = out.slice(0, s.start) + out.slice(s.start, s.end).toLowerCase() + out.slice(s.end);
     return out;
   }
   return text;

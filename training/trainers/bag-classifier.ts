@@ -3,7 +3,16 @@ import { TextFeaturizer, textFeaturizerConfig, type TextFeaturizerConfig } from 
 import type { HardNegative } from '../data/hard-negatives.ts';
 import { exportBagMlpOnnx } from '../onnx-io.ts';
 import { loadOnnxClassifier, type ModelEntry, type TextClassifier } from '../../inference/runtime.ts';
-import { buildTrainingSet, chunkedScores, evaluateBinary, logReport, upsertManifestEntry, writeModelFile, type EvalReport, type Example } from './common.ts';
+import {
+  buildTrainingSet,
+  chunkedScores,
+  evaluateBinary,
+  logReport,
+  upsertManifestEntry,
+  writeModelFile,
+  type EvalReport,
+  type Example,
+} from './common.ts';
 import { trainBagMlp, type TrainOptions } from './trainers.ts';
 
 export interface BagClassifierSpec {
@@ -46,8 +55,19 @@ export async function trainBagClassifier(spec: BagClassifierSpec, t0: number): P
   const cfg = textFeaturizerConfig(1 << spec.bits, spec.maxFeatures);
   const featurizer = new TextFeaturizer(cfg);
   const ts = buildTrainingSet(spec.train, featurizer, spec.maxChars, spec.posCapChars, spec.familyCap, log);
-  const params = trainBagMlp(ts.csr, ts.labels, ts.weights, { buckets: cfg.buckets, dim: spec.dim, classes: 1 }, { ...spec.trainOptions, seed: spec.seed, log }, ts.groups);
-  const onnxBytes = exportBagMlpOnnx(params, { modelId: spec.id, version: spec.version, docString: `${spec.id}: embedding-bag MLP over hashed-text-v1 features` });
+  const params = trainBagMlp(
+    ts.csr,
+    ts.labels,
+    ts.weights,
+    { buckets: cfg.buckets, dim: spec.dim, classes: 1 },
+    { ...spec.trainOptions, seed: spec.seed, log },
+    ts.groups,
+  );
+  const onnxBytes = exportBagMlpOnnx(params, {
+    modelId: spec.id,
+    version: spec.version,
+    docString: `${spec.id}: embedding-bag MLP over hashed-text-v1 features`,
+  });
   const written = writeModelFile(spec.id, 'model.onnx', onnxBytes);
   log(`wrote ${written.file} (${(written.bytes / 1e6).toFixed(1)} MB)`);
   const entry: ModelEntry = {
@@ -57,13 +77,26 @@ export async function trainBagClassifier(spec: BagClassifierSpec, t0: number): P
     runtime: 'onnx',
     file: written.file,
     sha256: written.sha256,
-    featurizer: { ...cfg, embedding_dim: spec.dim, hidden: 'relu(bag + b0)', output: 'scores [N] = sigmoid(hidden @ W + b)' } as unknown as Record<string, unknown>,
+    featurizer: {
+      ...cfg,
+      embedding_dim: spec.dim,
+      hidden: 'relu(bag + b0)',
+      output: 'scores [N] = sigmoid(hidden @ W + b)',
+    } as unknown as Record<string, unknown>,
     labels: spec.labels,
     max_chars: spec.maxChars,
   };
   const classifier = await loadOnnxClassifier(entry);
-  const valScores = await chunkedScores(spec.val.map((e) => e.text), spec.maxChars, (b) => classifier.scoreBatch(b));
-  const hardScores = await chunkedScores(spec.hardEval.map((h) => h.text), spec.maxChars, (b) => classifier.scoreBatch(b));
+  const valScores = await chunkedScores(
+    spec.val.map((e) => e.text),
+    spec.maxChars,
+    (b) => classifier.scoreBatch(b),
+  );
+  const hardScores = await chunkedScores(
+    spec.hardEval.map((h) => h.text),
+    spec.maxChars,
+    (b) => classifier.scoreBatch(b),
+  );
   const report = evaluateBinary(spec.val, valScores, spec.hardEval, hardScores);
   logReport(report, log);
 
@@ -83,7 +116,10 @@ export async function trainBagClassifier(spec: BagClassifierSpec, t0: number): P
     await classifier.scoreBatch(texts.slice((i * 16) % 48, ((i * 16) % 48) + 16));
     batch.push(Number(process.hrtime.bigint() - a) / 1e6);
   }
-  const latency = { single_1000_chars_ms: Math.round(median(single) * 1000) / 1000, batch16_1000_chars_ms: Math.round(median(batch) * 1000) / 1000 };
+  const latency = {
+    single_1000_chars_ms: Math.round(median(single) * 1000) / 1000,
+    batch16_1000_chars_ms: Math.round(median(batch) * 1000) / 1000,
+  };
   log(`latency (median) ${JSON.stringify(latency)}`);
 
   const trainSeconds = Math.round((Date.now() - t0) / 1000);

@@ -23,7 +23,11 @@ export function upsertManifestEntry(entry: ManifestEntry, dir: string = MODELS_D
   writeFileSync(file, `${JSON.stringify({ models }, null, 2)}\n`);
 }
 
-export function writeModelFile(id: string, name: string, bytes: Uint8Array): { file: string; sha256: string; bytes: number } {
+export function writeModelFile(
+  id: string,
+  name: string,
+  bytes: Uint8Array,
+): { file: string; sha256: string; bytes: number } {
   const dir = path.join(MODELS_DIR, id);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, name), bytes);
@@ -60,11 +64,24 @@ export interface Example {
  * part may be in any chunk. Per-group weights: a family's weight is damped by sqrt(cap / size) when
  * it has more than `familyCap` groups, then each class is scaled to half of the total.
  */
-export function buildTrainingSet(examples: Example[], featurizer: TextFeaturizer, maxChars: number, posCapChars: number, familyCap: number, log: (m: string) => void): { csr: Csr; groups: Int32Array; labels: Int8Array; weights: Float32Array; families: string[] } {
+export function buildTrainingSet(
+  examples: Example[],
+  featurizer: TextFeaturizer,
+  maxChars: number,
+  posCapChars: number,
+  familyCap: number,
+  log: (m: string) => void,
+): { csr: Csr; groups: Int32Array; labels: Int8Array; weights: Float32Array; families: string[] } {
   const items: { chunks: string[]; label: number; family: string }[] = [];
   for (const e of examples) {
-    if (e.label === 0) for (const c of chunkText(e.text, maxChars)) items.push({ chunks: [c], label: 0, family: e.family });
-    else items.push({ chunks: chunkText(e.text.length > posCapChars ? e.text.slice(0, posCapChars) : e.text, maxChars), label: 1, family: e.family });
+    if (e.label === 0)
+      for (const c of chunkText(e.text, maxChars)) items.push({ chunks: [c], label: 0, family: e.family });
+    else
+      items.push({
+        chunks: chunkText(e.text.length > posCapChars ? e.text.slice(0, posCapChars) : e.text, maxChars),
+        label: 1,
+        family: e.family,
+      });
   }
   const famCount = new Map<string, number>();
   for (const r of items) famCount.set(`${r.label}|${r.family}`, (famCount.get(`${r.label}|${r.family}`) ?? 0) + 1);
@@ -92,16 +109,23 @@ export function buildTrainingSet(examples: Example[], featurizer: TextFeaturizer
   groups[items.length] = csr.rows;
   let wp = 0;
   let wn = 0;
-  for (let i = 0; i < items.length; i++) (labels[i] === 1 ? (wp += weights[i] as number) : (wn += weights[i] as number));
+  for (let i = 0; i < items.length; i++) labels[i] === 1 ? (wp += weights[i] as number) : (wn += weights[i] as number);
   const total = items.length;
-  for (let i = 0; i < items.length; i++) weights[i] = (weights[i] as number) * (labels[i] === 1 ? total / 2 / wp : total / 2 / wn);
+  for (let i = 0; i < items.length; i++)
+    weights[i] = (weights[i] as number) * (labels[i] === 1 ? total / 2 / wp : total / 2 / wn);
   const pos = labels.reduce((a, b) => a + b, 0);
-  log(`training groups ${items.length} (pos ${pos}, neg ${items.length - pos}), rows ${csr.rows}, nnz ${csr.nnz} (avg ${(csr.nnz / csr.rows).toFixed(0)})`);
+  log(
+    `training groups ${items.length} (pos ${pos}, neg ${items.length - pos}), rows ${csr.rows}, nnz ${csr.nnz} (avg ${(csr.nnz / csr.rows).toFixed(0)})`,
+  );
   return { csr, groups, labels, weights, families };
 }
 
 /** Score of a text as the engine would compute it: max over `maxChars` chunks. */
-export async function chunkedScores(texts: string[], maxChars: number, scoreBatch: (t: string[]) => Promise<number[]> | number[]): Promise<number[]> {
+export async function chunkedScores(
+  texts: string[],
+  maxChars: number,
+  scoreBatch: (t: string[]) => Promise<number[]> | number[],
+): Promise<number[]> {
   const out: number[] = [];
   const batch: string[] = [];
   const owner: number[] = [];
@@ -133,13 +157,37 @@ export interface EvalReport {
   overall_at_0_5: ReturnType<typeof binaryMetrics>;
   /** Held-out source families only (no generated hard negatives). */
   sources_only: ReturnType<typeof binaryMetrics>;
-  hard_negatives: { n: number; fpr_warn: number; fpr_flag: number; fpr_block: number; fpr_0_5: number; by_category: Record<string, { n: number; fpr_flag: number; fpr_warn: number }> };
-  per_source: Record<string, { n: number; pos: number; neg: number; recall_flag?: number; fpr_flag?: number; recall_0_5?: number; fpr_0_5?: number; roc_auc?: number | null }>;
+  hard_negatives: {
+    n: number;
+    fpr_warn: number;
+    fpr_flag: number;
+    fpr_block: number;
+    fpr_0_5: number;
+    by_category: Record<string, { n: number; fpr_flag: number; fpr_warn: number }>;
+  };
+  per_source: Record<
+    string,
+    {
+      n: number;
+      pos: number;
+      neg: number;
+      recall_flag?: number;
+      fpr_flag?: number;
+      recall_0_5?: number;
+      fpr_0_5?: number;
+      roc_auc?: number | null;
+    }
+  >;
 }
 
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
-export function evaluateBinary(val: Example[], valScores: number[], hard: { category: string }[], hardScores: number[]): EvalReport {
+export function evaluateBinary(
+  val: Example[],
+  valScores: number[],
+  hard: { category: string }[],
+  hardScores: number[],
+): EvalReport {
   const allScores = [...valScores, ...hardScores];
   const allLabels = [...val.map((e) => e.label), ...hard.map(() => 0)];
   const thresholds = chooseThresholds(allScores, allLabels);
@@ -177,7 +225,11 @@ export function evaluateBinary(val: Example[], valScores: number[], hard: { cate
     thresholds,
     overall: binaryMetrics(allScores, allLabels, thresholds.flag_above),
     overall_at_0_5: binaryMetrics(allScores, allLabels, 0.5),
-    sources_only: binaryMetrics(valScores, val.map((e) => e.label), thresholds.flag_above),
+    sources_only: binaryMetrics(
+      valScores,
+      val.map((e) => e.label),
+      thresholds.flag_above,
+    ),
     hard_negatives: {
       n: hardScores.length,
       fpr_warn: fprAt(hardScores, thresholds.warn_above),
@@ -193,7 +245,9 @@ export function evaluateBinary(val: Example[], valScores: number[], hard: { cate
 export function logReport(report: EvalReport, log: (m: string) => void): void {
   const o = report.overall;
   log(`thresholds ${JSON.stringify(report.thresholds)}`);
-  log(`held-out (sources + hard negatives) @flag: acc ${o.accuracy} P ${o.precision} R ${o.recall} F1 ${o.f1} AUC ${o.roc_auc} FPR ${o.fpr}`);
+  log(
+    `held-out (sources + hard negatives) @flag: acc ${o.accuracy} P ${o.precision} R ${o.recall} F1 ${o.f1} AUC ${o.roc_auc} FPR ${o.fpr}`,
+  );
   const s = report.sources_only;
   log(`held-out sources only @flag: acc ${s.accuracy} P ${s.precision} R ${s.recall} F1 ${s.f1} AUC ${s.roc_auc}`);
   const h = report.hard_negatives;
@@ -207,19 +261,40 @@ export function reportMarkdown(report: EvalReport): string {
   const s = report.sources_only;
   const z = report.overall_at_0_5;
   const lines: string[] = [];
-  lines.push('| split | threshold | n | accuracy | precision | recall | F1 | FPR | ROC-AUC |', '|---|---|---|---|---|---|---|---|---|');
-  lines.push(`| held-out sources + hard negatives | flag ${o.threshold} | ${o.n} | ${o.accuracy} | ${o.precision} | ${o.recall} | ${o.f1} | ${o.fpr} | ${o.roc_auc} |`);
-  lines.push(`| held-out sources + hard negatives | 0.5 | ${z.n} | ${z.accuracy} | ${z.precision} | ${z.recall} | ${z.f1} | ${z.fpr} | ${z.roc_auc} |`);
-  lines.push(`| held-out sources only | flag ${s.threshold} | ${s.n} | ${s.accuracy} | ${s.precision} | ${s.recall} | ${s.f1} | ${s.fpr} | ${s.roc_auc} |`);
-  lines.push('', `Thresholds: warn_above ${report.thresholds.warn_above}, flag_above ${report.thresholds.flag_above}, block_above ${report.thresholds.block_above}.`, '');
+  lines.push(
+    '| split | threshold | n | accuracy | precision | recall | F1 | FPR | ROC-AUC |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
+  lines.push(
+    `| held-out sources + hard negatives | flag ${o.threshold} | ${o.n} | ${o.accuracy} | ${o.precision} | ${o.recall} | ${o.f1} | ${o.fpr} | ${o.roc_auc} |`,
+  );
+  lines.push(
+    `| held-out sources + hard negatives | 0.5 | ${z.n} | ${z.accuracy} | ${z.precision} | ${z.recall} | ${z.f1} | ${z.fpr} | ${z.roc_auc} |`,
+  );
+  lines.push(
+    `| held-out sources only | flag ${s.threshold} | ${s.n} | ${s.accuracy} | ${s.precision} | ${s.recall} | ${s.f1} | ${s.fpr} | ${s.roc_auc} |`,
+  );
+  lines.push(
+    '',
+    `Thresholds: warn_above ${report.thresholds.warn_above}, flag_above ${report.thresholds.flag_above}, block_above ${report.thresholds.block_above}.`,
+    '',
+  );
   const h = report.hard_negatives;
-  lines.push(`Generated hard negatives (held-out templates, n = ${h.n}): FPR ${h.fpr_warn} above warn, ${h.fpr_flag} above flag, ${h.fpr_block} above block, ${h.fpr_0_5} above 0.5.`, '');
+  lines.push(
+    `Generated hard negatives (held-out templates, n = ${h.n}): FPR ${h.fpr_warn} above warn, ${h.fpr_flag} above flag, ${h.fpr_block} above block, ${h.fpr_0_5} above 0.5.`,
+    '',
+  );
   lines.push('| hard-negative category | n | FPR > warn | FPR > flag |', '|---|---|---|---|');
   for (const [c, e] of Object.entries(h.by_category)) lines.push(`| ${c} | ${e.n} | ${e.fpr_warn} | ${e.fpr_flag} |`);
   lines.push('', 'Per held-out source family (recall on positives / FPR on negatives, at flag and at 0.5):', '');
-  lines.push('| source family | n | pos | neg | recall@flag | recall@0.5 | FPR@flag | FPR@0.5 | ROC-AUC |', '|---|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '| source family | n | pos | neg | recall@flag | recall@0.5 | FPR@flag | FPR@0.5 | ROC-AUC |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
   for (const [f, e] of Object.entries(report.per_source)) {
-    lines.push(`| ${f} | ${e.n} | ${e.pos} | ${e.neg} | ${e.recall_flag ?? ''} | ${e.recall_0_5 ?? ''} | ${e.fpr_flag ?? ''} | ${e.fpr_0_5 ?? ''} | ${e.roc_auc ?? ''} |`);
+    lines.push(
+      `| ${f} | ${e.n} | ${e.pos} | ${e.neg} | ${e.recall_flag ?? ''} | ${e.recall_0_5 ?? ''} | ${e.fpr_flag ?? ''} | ${e.fpr_0_5 ?? ''} | ${e.roc_auc ?? ''} |`,
+    );
   }
   return lines.join('\n');
 }

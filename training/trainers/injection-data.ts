@@ -101,7 +101,9 @@ export function loadInjectionData(log: (m: string) => void): InjectionData {
     translatedEval: translatedHeld.length,
     lengthMatchedNegatives: lengthMatched.length,
   };
-  log(`injection data: ${JSON.stringify(stats)}; val pos ${val.filter((e) => e.label === 1).length} neg ${val.filter((e) => e.label === 0).length}`);
+  log(
+    `injection data: ${JSON.stringify(stats)}; val pos ${val.filter((e) => e.label === 1).length} neg ${val.filter((e) => e.label === 0).length}`,
+  );
   return { train, val, hardEval, files, dataSha256: datasetHash(files), stats };
 }
 
@@ -114,7 +116,9 @@ export function loadInjectionData(log: (m: string) => void): InjectionData {
  */
 export function insertedPayloads(train: Example[], generated: string[], count: number, seed: number): Example[] {
   const rng = mulberry32(seed);
-  const real = train.filter((e) => e.label === 1 && !e.family.startsWith('generated/') && e.text.length >= 40 && e.text.length <= 400).map((e) => e.text.trim());
+  const real = train
+    .filter((e) => e.label === 1 && !e.family.startsWith('generated/') && e.text.length >= 40 && e.text.length <= 400)
+    .map((e) => e.text.trim());
   const payloads = [...real, ...generated];
   const carriers = train.filter((e) => e.label === 0 && e.text.length >= 200).map((e) => e.text);
   if (payloads.length === 0 || carriers.length === 0) return [];
@@ -153,8 +157,12 @@ export function insertedPayloads(train: Example[], generated: string[], count: n
  */
 export function lengthMatchedNegatives(train: Example[], count: number, seed: number): Example[] {
   const rng = mulberry32(seed);
-  const posLengths = train.filter((e) => e.label === 1 && !e.family.startsWith('generated/')).map((e) => Math.min(e.text.length, 4000));
-  const benign = train.filter((e) => e.label === 0 && !e.family.startsWith('generated/') && e.text.length < 1500).map((e) => e.text.trim());
+  const posLengths = train
+    .filter((e) => e.label === 1 && !e.family.startsWith('generated/'))
+    .map((e) => Math.min(e.text.length, 4000));
+  const benign = train
+    .filter((e) => e.label === 0 && !e.family.startsWith('generated/') && e.text.length < 1500)
+    .map((e) => e.text.trim());
   if (posLengths.length === 0 || benign.length < 10) return [];
   const seps = ['\n\n', '\n', ' ', '\n\n---\n\n'];
   const out: Example[] = [];

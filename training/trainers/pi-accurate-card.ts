@@ -8,7 +8,19 @@ import type { TrainingSet } from './transformer-trainer.ts';
 export interface CardInput {
   version: string;
   config: TransformerConfig;
-  hp: { steps: number; batchSize: number; batchesPerMacro: number; lr: number; warmupSteps: number; finalLrFraction: number; clipNorm: number; maxChars: number; posMaxWindows: number; rowOverlapTokens: number; familyCap: number };
+  hp: {
+    steps: number;
+    batchSize: number;
+    batchesPerMacro: number;
+    lr: number;
+    warmupSteps: number;
+    finalLrFraction: number;
+    clipNorm: number;
+    maxChars: number;
+    posMaxWindows: number;
+    rowOverlapTokens: number;
+    familyCap: number;
+  };
   params: number;
   charsPerToken: number;
   data: InjectionData;
@@ -18,7 +30,13 @@ export interface CardInput {
   shipped: 'float32' | 'int8';
   int8Decision: string;
   temperature: number;
-  variants: { name: 'float32' | 'int8'; bytes: number; report: EvalReport; recallAtFpr: Record<string, number>; latency: { p50_ms: number; p99_ms: number; windows: number; tokenize_ms_per_1000_chars: number } }[];
+  variants: {
+    name: 'float32' | 'int8';
+    bytes: number;
+    report: EvalReport;
+    recallAtFpr: Record<string, number>;
+    latency: { p50_ms: number; p99_ms: number; windows: number; tokenize_ms_per_1000_chars: number };
+  }[];
   ensemble: EvalReport;
   ensembleRecall: Record<string, number>;
   fastRecall: Record<string, number>;
@@ -41,7 +59,9 @@ export function piAccurateCard(c: CardInput): string {
   const e = c.ensemble.overall;
   const src = (f: string): string => {
     const r = shipped.report.per_source[f];
-    return r ? `\`${f}\` recall ${r.recall_flag} at flag (${r.recall_0_5} at 0.5${r.roc_auc != null ? `, ROC AUC ${r.roc_auc}` : ''})` : `\`${f}\` n/a`;
+    return r
+      ? `\`${f}\` recall ${r.recall_flag} at flag (${r.recall_0_5} at 0.5${r.roc_auc != null ? `, ROC AUC ${r.roc_auc}` : ''})`
+      : `\`${f}\` n/a`;
   };
   const fastSrc = (f: string): string => `recall ${c.fastPerSource[f]?.recall_flag ?? '?'} at its flag`;
   return `# pi-accurate ${c.version} — prompt injection, accurate tier

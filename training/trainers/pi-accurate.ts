@@ -14,10 +14,27 @@ import { chunkRanges } from '../../engine/chunk.ts';
 import { INJECTION_HELDOUT_FAMILIES, sha256Hex } from '../data/datasets.ts';
 import { binaryMetrics, fitTemperature, thresholdForFpr } from '../metrics.ts';
 import { exportTransformerOnnx } from '../onnx-io.ts';
-import { loadLinearModel, loadOnnxClassifier, MODELS_DIR, modelEntry, type ModelEntry, type TextClassifier } from '../../inference/runtime.ts';
+import {
+  loadLinearModel,
+  loadOnnxClassifier,
+  MODELS_DIR,
+  modelEntry,
+  type ModelEntry,
+  type TextClassifier,
+} from '../../inference/runtime.ts';
 import { parameterCount, transformerConfig } from '../transformer.ts';
 import { trainWordPiece, WordPieceTokenizer } from '../../inference/wordpiece.ts';
-import { chunkedScores, evaluateBinary, logReport, makeLogger, upsertManifestEntry, writeCard, writeModelFile, type EvalReport, type Example } from './common.ts';
+import {
+  chunkedScores,
+  evaluateBinary,
+  logReport,
+  makeLogger,
+  upsertManifestEntry,
+  writeCard,
+  writeModelFile,
+  type EvalReport,
+  type Example,
+} from './common.ts';
 import { loadInjectionData } from './injection-data.ts';
 import { piAccurateCard } from './pi-accurate-card.ts';
 import { buildTokenTrainingSet, runKeyOf, trainTransformer } from './transformer-trainer.ts';
@@ -41,7 +58,14 @@ const HP = {
   rowOverlapTokens: 16,
   familyCap: 300,
 };
-const CONFIG = transformerConfig({ vocab_size: VOCAB, max_tokens: 128, d_model: env('PI_ACC_DIM', 64), heads: 4, ffn: env('PI_ACC_FFN', 256), blocks: env('PI_ACC_BLOCKS', 2) });
+const CONFIG = transformerConfig({
+  vocab_size: VOCAB,
+  max_tokens: 128,
+  d_model: env('PI_ACC_DIM', 64),
+  heads: 4,
+  ffn: env('PI_ACC_FFN', 256),
+  blocks: env('PI_ACC_BLOCKS', 2),
+});
 /** `PI_ACC_INT8=1` / `0` forces the shipped precision; by default int8 ships only when it keeps the metrics and is ≥ 5 % faster. */
 const FORCE_INT8 = process.env.PI_ACC_INT8;
 
@@ -58,12 +82,17 @@ const tokBytes = Buffer.from(`${JSON.stringify(tokCfg)}\n`);
 const tokWritten = writeModelFile(ID, 'tokenizer.json', tokBytes);
 const tokenizer = new WordPieceTokenizer(tokCfg);
 const valChars = data.val.reduce((a, e) => a + e.text.length, 0);
-const charsPerToken = Math.round((valChars / data.val.reduce((a, e) => a + tokenizer.encode(e.text).length, 0)) * 100) / 100;
-log(`tokenizer: ${tokCfg.vocab.length} pieces, sha256 ${tokWritten.sha256.slice(0, 12)}…, ${charsPerToken} chars/token on held-out text`);
+const charsPerToken =
+  Math.round((valChars / data.val.reduce((a, e) => a + tokenizer.encode(e.text).length, 0)) * 100) / 100;
+log(
+  `tokenizer: ${tokCfg.vocab.length} pieces, sha256 ${tokWritten.sha256.slice(0, 12)}…, ${charsPerToken} chars/token on held-out text`,
+);
 
 // 2. training set and training
 const set = buildTokenTrainingSet(data.train, tokenizer, CONFIG, HP);
-log(`training items ${set.items.length} (positive groups ${set.positives}), rows ${set.rows}; model ${parameterCount(CONFIG).toLocaleString('en')} parameters`);
+log(
+  `training items ${set.items.length} (positive groups ${set.positives}), rows ${set.rows}; model ${parameterCount(CONFIG).toLocaleString('en')} parameters`,
+);
 const DROPOUT = env('PI_ACC_DROPOUT', 0);
 const checkpointDir = path.join(MODELS_DIR, '.checkpoints', DROPOUT > 0 ? `${ID}-dropout${DROPOUT}` : ID);
 const trained = await trainTransformer(CONFIG, set, {
@@ -81,7 +110,14 @@ log(`trained in ${trained.trainSeconds} s (loss EMA ${trained.finalLoss.toFixed(
 // 3. export both precisions; evaluate each through the serving path
 const meta = { modelId: ID, version: VERSION, docString: `${ID}: transformer-encoder-v1 over wordpiece-v1 ids` };
 const candidatesDir = path.join(checkpointDir, 'export');
-const featurizer = { type: 'wordpiece-v1', vocab_size: VOCAB, max_tokens: CONFIG.max_tokens, row_overlap_tokens: HP.rowOverlapTokens, lowercase: true, model: CONFIG };
+const featurizer = {
+  type: 'wordpiece-v1',
+  vocab_size: VOCAB,
+  max_tokens: CONFIG.max_tokens,
+  row_overlap_tokens: HP.rowOverlapTokens,
+  lowercase: true,
+  model: CONFIG,
+};
 function entryFor(bytes: Uint8Array, name: string): ModelEntry {
   writeModelFile(path.relative(MODELS_DIR, candidatesDir), name, bytes);
   writeFileSync(path.join(candidatesDir, 'tokenizer.json'), tokBytes);
@@ -92,7 +128,10 @@ function entryFor(bytes: Uint8Array, name: string): ModelEntry {
     runtime: 'onnx',
     file: path.join(path.relative(MODELS_DIR, candidatesDir), name),
     sha256: sha256Hex(bytes),
-    tokenizer: { file: path.join(path.relative(MODELS_DIR, candidatesDir), 'tokenizer.json'), sha256: tokWritten.sha256 },
+    tokenizer: {
+      file: path.join(path.relative(MODELS_DIR, candidatesDir), 'tokenizer.json'),
+      sha256: tokWritten.sha256,
+    },
     featurizer,
     labels: ['benign', 'injection'],
     max_chars: MAX_CHARS,
@@ -134,7 +173,9 @@ function recallAtFpr(val: Example[], valScores: number[], hardScores: number[]):
 async function latencies(clfs: TextClassifier[]): Promise<Latency[]> {
   const pool = data.val.map((e) => e.text).join(' ');
   const texts = Array.from({ length: 64 }, (_, i) => pool.slice(i * 1000, (i + 1) * 1000));
-  const windows = texts.map((t) => chunkRanges(t, MAX_CHARS, Math.min(200, Math.floor(MAX_CHARS / 4))).map((c) => t.slice(c.start, c.end)));
+  const windows = texts.map((t) =>
+    chunkRanges(t, MAX_CHARS, Math.min(200, Math.floor(MAX_CHARS / 4))).map((c) => t.slice(c.start, c.end)),
+  );
   for (let i = 0; i < 100; i++) for (const c of clfs) await c.scoreBatch(windows[i % 64] as string[]);
   const ms = clfs.map((): number[] => []);
   for (let i = 0; i < 1500; i++) {
@@ -160,10 +201,21 @@ async function latencies(clfs: TextClassifier[]): Promise<Latency[]> {
   });
 }
 
-async function evaluate(name: Variant['name'], bytes: Uint8Array): Promise<Omit<Variant, 'latency'> & { clf: TextClassifier }> {
+async function evaluate(
+  name: Variant['name'],
+  bytes: Uint8Array,
+): Promise<Omit<Variant, 'latency'> & { clf: TextClassifier }> {
   const clf = await loadOnnxClassifier(entryFor(bytes, `model.${name}.onnx`), MODELS_DIR);
-  const valScores = await chunkedScores(data.val.map((e) => e.text), MAX_CHARS, (b) => clf.scoreBatch(b));
-  const hardScores = await chunkedScores(data.hardEval.map((h) => h.text), MAX_CHARS, (b) => clf.scoreBatch(b));
+  const valScores = await chunkedScores(
+    data.val.map((e) => e.text),
+    MAX_CHARS,
+    (b) => clf.scoreBatch(b),
+  );
+  const hardScores = await chunkedScores(
+    data.hardEval.map((h) => h.text),
+    MAX_CHARS,
+    (b) => clf.scoreBatch(b),
+  );
   const report = evaluateBinary(data.val, valScores, data.hardEval, hardScores);
   log(`--- ${name} (${(bytes.length / 1e6).toFixed(2)} MB)`);
   logReport(report, log);
@@ -177,10 +229,21 @@ async function evaluate(name: Variant['name'], bytes: Uint8Array): Promise<Omit<
 // the held-out rows the thresholds are calibrated on, is folded into the head (w/τ, b/τ): the ranking
 // (ROC AUC, recall at a fixed FPR) does not change, only where the thresholds fall.
 const heldLabels = [...data.val.map((e) => e.label), ...data.hardEval.map(() => 0)];
-const rawClf = await loadOnnxClassifier(entryFor(exportTransformerOnnx(CONFIG, trained.params, meta), 'model.uncalibrated.onnx'), MODELS_DIR);
+const rawClf = await loadOnnxClassifier(
+  entryFor(exportTransformerOnnx(CONFIG, trained.params, meta), 'model.uncalibrated.onnx'),
+  MODELS_DIR,
+);
 const rawScores = [
-  ...(await chunkedScores(data.val.map((e) => e.text), MAX_CHARS, (b) => rawClf.scoreBatch(b))),
-  ...(await chunkedScores(data.hardEval.map((h) => h.text), MAX_CHARS, (b) => rawClf.scoreBatch(b))),
+  ...(await chunkedScores(
+    data.val.map((e) => e.text),
+    MAX_CHARS,
+    (b) => rawClf.scoreBatch(b),
+  )),
+  ...(await chunkedScores(
+    data.hardEval.map((h) => h.text),
+    MAX_CHARS,
+    (b) => rawClf.scoreBatch(b),
+  )),
 ];
 await rawClf.release();
 const temperature = fitTemperature(rawScores, heldLabels);
@@ -201,11 +264,19 @@ for (const v of variants) log(`${v.name} latency, 1,000 chars: ${JSON.stringify(
 const [f32v, i8v] = variants as [Variant, Variant];
 
 /** int8 scores at the float32 thresholds: the decisions a deployment would see change by this much. */
-function atThresholds(v: Variant, t: EvalReport['thresholds']): { recall_flag: number; fpr_flag: number; recall_warn: number; fpr_warn: number } {
+function atThresholds(
+  v: Variant,
+  t: EvalReport['thresholds'],
+): { recall_flag: number; fpr_flag: number; recall_warn: number; fpr_warn: number } {
   const labels = [...data.val.map((e) => e.label), ...data.hardEval.map(() => 0)];
   const scores = [...v.valScores, ...v.hardScores];
   const at = (th: number) => binaryMetrics(scores, labels, th);
-  return { recall_flag: at(t.flag_above).recall, fpr_flag: at(t.flag_above).fpr, recall_warn: at(t.warn_above).recall, fpr_warn: at(t.warn_above).fpr };
+  return {
+    recall_flag: at(t.flag_above).recall,
+    fpr_flag: at(t.flag_above).fpr,
+    recall_warn: at(t.warn_above).recall,
+    fpr_warn: at(t.warn_above).fpr,
+  };
 }
 const i8AtF32 = atThresholds(i8v, f32v.report.thresholds);
 const f32AtF32 = atThresholds(f32v, f32v.report.thresholds);
@@ -221,8 +292,16 @@ log(int8Decision);
 
 // 4. the ensemble mean(pi-accurate, pi-fast) on the same held-out rows (each model with its own windows)
 const fast = loadLinearModel(modelEntry('pi-fast'));
-const fastVal = await chunkedScores(data.val.map((e) => e.text), fast.entry.max_chars, (b) => b.map((t) => fast.score(t)));
-const fastHard = await chunkedScores(data.hardEval.map((h) => h.text), fast.entry.max_chars, (b) => b.map((t) => fast.score(t)));
+const fastVal = await chunkedScores(
+  data.val.map((e) => e.text),
+  fast.entry.max_chars,
+  (b) => b.map((t) => fast.score(t)),
+);
+const fastHard = await chunkedScores(
+  data.hardEval.map((h) => h.text),
+  fast.entry.max_chars,
+  (b) => b.map((t) => fast.score(t)),
+);
 const shipped = SHIP_INT8 ? i8v : f32v;
 const ensVal = shipped.valScores.map((s, i) => (s + (fastVal[i] as number)) / 2);
 const ensHard = shipped.hardScores.map((s, i) => (s + (fastHard[i] as number)) / 2);
@@ -273,7 +352,11 @@ upsertManifestEntry({
     hard_negatives: report.hard_negatives,
     per_source: report.per_source,
     latency: shipped.latency,
-    precision_variants: { decision: int8Decision, float32: summary(f32v), int8: { ...summary(i8v), at_float32_thresholds: i8AtF32 } },
+    precision_variants: {
+      decision: int8Decision,
+      float32: summary(f32v),
+      int8: { ...summary(i8v), at_float32_thresholds: i8AtF32 },
+    },
     ensemble_with_pi_fast: {
       combination: `mean of pi-accurate (${shipped.name}) and ${fast.entry.id}@${fast.entry.version} text scores, each the max over its own windows`,
       thresholds: ensemble.thresholds,
@@ -307,7 +390,13 @@ writeCard(
     shipped: shipped.name,
     int8Decision,
     temperature,
-    variants: variants.map((v) => ({ name: v.name, bytes: v.bytes, report: v.report, recallAtFpr: v.recallAtFpr, latency: v.latency })),
+    variants: variants.map((v) => ({
+      name: v.name,
+      bytes: v.bytes,
+      report: v.report,
+      recallAtFpr: v.recallAtFpr,
+      latency: v.latency,
+    })),
     ensemble,
     ensembleRecall,
     fastRecall,
@@ -317,4 +406,6 @@ writeCard(
     seed: SEED,
   }),
 );
-log(`wrote ${written.file} (${(written.bytes / 1e6).toFixed(2)} MB, ${shipped.name}), card and manifest entry; done in ${totalSeconds} s`);
+log(
+  `wrote ${written.file} (${(written.bytes / 1e6).toFixed(2)} MB, ${shipped.name}), card and manifest entry; done in ${totalSeconds} s`,
+);

@@ -4,7 +4,17 @@
  */
 import { textFeaturizerConfig, TextFeaturizer } from '../../inference/features.ts';
 import { loadLinearModel, type ModelEntry } from '../../inference/runtime.ts';
-import { chunkedScores, evaluateBinary, logReport, makeLogger, reportMarkdown, upsertManifestEntry, writeCard, writeModelFile, buildTrainingSet } from './common.ts';
+import {
+  chunkedScores,
+  evaluateBinary,
+  logReport,
+  makeLogger,
+  reportMarkdown,
+  upsertManifestEntry,
+  writeCard,
+  writeModelFile,
+  buildTrainingSet,
+} from './common.ts';
 import { loadInjectionData } from './injection-data.ts';
 import { trainLogistic } from './trainers.ts';
 import { INJECTION_HELDOUT_FAMILIES } from '../data/datasets.ts';
@@ -22,7 +32,15 @@ const data = loadInjectionData(log);
 const cfg = textFeaturizerConfig(1 << BITS, 1 << 16);
 const featurizer = new TextFeaturizer(cfg);
 const ts = buildTrainingSet(data.train, featurizer, MAX_CHARS, 4 * MAX_CHARS, 300, log);
-const opts = { epochs: EPOCHS, batchSize: 32, lr: Number(process.env.PI_FAST_LR ?? 0.01), l2: Number(process.env.PI_FAST_L2 ?? 1e-6), seed: SEED, finalLrFraction: 0.1, log };
+const opts = {
+  epochs: EPOCHS,
+  batchSize: 32,
+  lr: Number(process.env.PI_FAST_LR ?? 0.01),
+  l2: Number(process.env.PI_FAST_L2 ?? 1e-6),
+  seed: SEED,
+  finalLrFraction: 0.1,
+  log,
+};
 const params = trainLogistic(ts.csr, ts.labels, ts.weights, cfg.buckets, opts, ts.groups);
 
 const bytes = new Uint8Array((cfg.buckets + 1) * 4);
@@ -39,20 +57,29 @@ const entry: ModelEntry = {
   runtime: 'js-linear',
   file: written.file,
   sha256: written.sha256,
-  featurizer: { ...cfg, file_layout: 'float32le weights[buckets], then float32le bias; score = sigmoid(bias + sum(w[bucket]) / sqrt(n))' },
+  featurizer: {
+    ...cfg,
+    file_layout: 'float32le weights[buckets], then float32le bias; score = sigmoid(bias + sum(w[bucket]) / sqrt(n))',
+  },
   labels: ['benign', 'injection'],
   max_chars: MAX_CHARS,
 };
 // evaluate through the serving code path
 const model = loadLinearModel(entry);
-const valScores = await chunkedScores(data.val.map((e) => e.text), MAX_CHARS, (b) => b.map((t) => model.score(t)));
+const valScores = await chunkedScores(
+  data.val.map((e) => e.text),
+  MAX_CHARS,
+  (b) => b.map((t) => model.score(t)),
+);
 const hardScores = data.hardEval.map((h) => model.score(h.text));
 const report = evaluateBinary(data.val, valScores, data.hardEval, hardScores);
 logReport(report, log);
 
 // latency on 2,000-char inputs
 const sample = data.val.map((e) => e.text).join(' ');
-const texts = Array.from({ length: 200 }, (_, i) => Buffer.from(sample.slice(i * MAX_CHARS, (i + 1) * MAX_CHARS)).toString()).filter((t) => t.length === MAX_CHARS);
+const texts = Array.from({ length: 200 }, (_, i) =>
+  Buffer.from(sample.slice(i * MAX_CHARS, (i + 1) * MAX_CHARS)).toString(),
+).filter((t) => t.length === MAX_CHARS);
 for (let r = 0; r < 5; r++) for (const t of texts) model.score(t);
 const lt = process.hrtime.bigint();
 for (let r = 0; r < 10; r++) for (const t of texts) model.score(t);

@@ -4,7 +4,15 @@
  * Run from the repo root: `npm run train:pii-ner`.
  */
 import path from 'node:path';
-import { datasetHash, datasetsDir, PII_HELDOUT_FAMILIES, piiFamily, readJsonl, type PiiRow, type PiiSpan } from '../data/datasets.ts';
+import {
+  datasetHash,
+  datasetsDir,
+  PII_HELDOUT_FAMILIES,
+  piiFamily,
+  readJsonl,
+  type PiiRow,
+  type PiiSpan,
+} from '../data/datasets.ts';
 import { piiStructuredEval, piiStructuredTrain } from '../data/pii-structured.ts';
 import { piiSynthEval, piiSynthTrain } from '../data/pii-synth.ts';
 import { tokenize, TokenFeaturizer, tokenFeaturizerConfig, type Token } from '../../inference/features.ts';
@@ -44,7 +52,10 @@ interface Doc {
 
 const file = path.join(datasetsDir(), 'pii.jsonl');
 const rows = readJsonl<PiiRow>(file);
-const mapSpans = (spans: PiiSpan[]): PiiSpan[] => spans.filter((s) => LABEL_MAP[s.label]).map((s) => ({ start: s.start, end: s.end, label: LABEL_MAP[s.label] as string }));
+const mapSpans = (spans: PiiSpan[]): PiiSpan[] =>
+  spans
+    .filter((s) => LABEL_MAP[s.label])
+    .map((s) => ({ start: s.start, end: s.end, label: LABEL_MAP[s.label] as string }));
 const docs: Doc[] = rows.map((r) => ({ text: r.text, spans: mapSpans(r.spans ?? []), family: piiFamily(r.source) }));
 const isVal = (f: string): boolean => PII_HELDOUT_FAMILIES.includes(f);
 const trainDocs = docs.filter((d) => !isVal(d.family));
@@ -55,8 +66,10 @@ for (const s of synthTrain) trainDocs.push({ text: s.text, spans: s.spans, famil
 for (const s of synthEval) valDocs.push({ text: s.text, spans: s.spans, family: 'generated/faker-eval-templates' });
 // sentences with e-mails, phones, cards, IBANs, IPs, VINs ... next to names: identifiers are not names
 const nerOnly = (spans: PiiSpan[]): PiiSpan[] => spans.filter((x) => x.label === 'PERSON' || x.label === 'ADDRESS');
-for (const s of piiStructuredTrain()) trainDocs.push({ text: s.text, spans: nerOnly(s.spans), family: 'generated/structured-train' });
-for (const s of piiStructuredEval(400)) valDocs.push({ text: s.text, spans: nerOnly(s.spans), family: 'generated/structured-eval-templates' });
+for (const s of piiStructuredTrain())
+  trainDocs.push({ text: s.text, spans: nerOnly(s.spans), family: 'generated/structured-train' });
+for (const s of piiStructuredEval(400))
+  valDocs.push({ text: s.text, spans: nerOnly(s.spans), family: 'generated/structured-eval-templates' });
 log(`pii data: train docs ${trainDocs.length}, validation docs ${valDocs.length}`);
 
 // ---------------------------------------------------------------------------------------------
@@ -102,8 +115,18 @@ const counts = NER_LABELS.map((_, c) => labelList.filter((x) => x === c).length)
 log(`training tokens ${labels.length}: ${NER_LABELS.map((l, c) => `${l} ${counts[c]}`).join(', ')}`);
 const weights = new Float32Array(labels.length).fill(1);
 
-const params = trainBagMlp(csr, labels, weights, { buckets: cfg.buckets, dim: DIM, classes: NER_LABELS.length }, { epochs: EPOCHS, batchSize: 64, lr: LR, l2: L2, seed: SEED, finalLrFraction: 0.1, featureDropout: DROPOUT, log });
-const onnxBytes = exportBagMlpOnnx(params, { modelId: ID, version: VERSION, docString: 'pii-ner: embedding-bag MLP token classifier over hashed-token-v1 features' });
+const params = trainBagMlp(
+  csr,
+  labels,
+  weights,
+  { buckets: cfg.buckets, dim: DIM, classes: NER_LABELS.length },
+  { epochs: EPOCHS, batchSize: 64, lr: LR, l2: L2, seed: SEED, finalLrFraction: 0.1, featureDropout: DROPOUT, log },
+);
+const onnxBytes = exportBagMlpOnnx(params, {
+  modelId: ID,
+  version: VERSION,
+  docString: 'pii-ner: embedding-bag MLP token classifier over hashed-token-v1 features',
+});
 const written = writeModelFile(ID, 'model.onnx', onnxBytes);
 log(`wrote ${written.file} (${(written.bytes / 1e6).toFixed(1)} MB)`);
 
@@ -114,7 +137,13 @@ const entry: ModelEntry = {
   runtime: 'onnx',
   file: written.file,
   sha256: written.sha256,
-  featurizer: { ...cfg, embedding_dim: DIM, output: 'probs [T, C] = softmax(relu(bag + b0) @ W + b)', decoding: 'see decodeEntities in inference/runtime.ts: argmax per token; glue punctuation bridged; runs of non-O tokens split at line breaks or between confident tokens with different labels, each segment one entity with the label of largest summed probability; punctuation trimmed at ends; confidence = mean token max-prob' } as unknown as Record<string, unknown>,
+  featurizer: {
+    ...cfg,
+    embedding_dim: DIM,
+    output: 'probs [T, C] = softmax(relu(bag + b0) @ W + b)',
+    decoding:
+      'see decodeEntities in inference/runtime.ts: argmax per token; glue punctuation bridged; runs of non-O tokens split at line breaks or between confident tokens with different labels, each segment one entity with the label of largest summed probability; punctuation trimmed at ends; confidence = mean token max-prob',
+  } as unknown as Record<string, unknown>,
   labels: NER_LABELS,
   max_chars: MAX_CHARS,
 };
@@ -129,14 +158,20 @@ function goldEntities(text: string, spans: PiiSpan[]): Entity[] {
   for (const s of spans) {
     const inside = toks.filter((t) => t.start < s.end && t.end > s.start && WORDISH.test(t.text));
     if (inside.length === 0) continue;
-    out.push({ start: (inside[0] as Token).start, end: (inside[inside.length - 1] as Token).end, label: s.label, confidence: 1 });
+    out.push({
+      start: (inside[0] as Token).start,
+      end: (inside[inside.length - 1] as Token).end,
+      label: s.label,
+      confidence: 1,
+    });
   }
   return out;
 }
 
 const ner = await loadOnnxTokenClassifier(entry);
 const predicted: Entity[][] = [];
-for (let i = 0; i < valDocs.length; i += 64) predicted.push(...(await ner.entitiesBatch(valDocs.slice(i, i + 64).map((d) => d.text))));
+for (let i = 0; i < valDocs.length; i += 64)
+  predicted.push(...(await ner.entitiesBatch(valDocs.slice(i, i + 64).map((d) => d.text))));
 
 type Counts = { tp: number; fp: number; fn: number; otp: number; ofp: number; ofn: number };
 const zero = (): Counts => ({ tp: 0, fp: 0, fn: 0, otp: 0, ofp: 0, ofn: 0 });
@@ -181,7 +216,10 @@ for (const fam of families) {
     for (const k of Object.keys(tot) as (keyof Counts)[]) tot[k] += c[k];
     perLabel[l] = { support: c.tp + c.fn, strict: prf(c.tp, c.fp, c.fn), overlap: prf(c.otp, c.ofp, c.ofn) };
   }
-  metrics[fam] = { micro: { support: tot.tp + tot.fn, strict: prf(tot.tp, tot.fp, tot.fn), overlap: prf(tot.otp, tot.ofp, tot.ofn) }, ...perLabel };
+  metrics[fam] = {
+    micro: { support: tot.tp + tot.fn, strict: prf(tot.tp, tot.fp, tot.fn), overlap: prf(tot.otp, tot.ofp, tot.ofn) },
+    ...perLabel,
+  };
   log(`${fam}: ${JSON.stringify(metrics[fam])}`);
 }
 
@@ -204,7 +242,8 @@ const dataSha256 = datasetHash([file]);
 upsertManifestEntry({
   ...entry,
   metrics: {
-    validation: 'entity level on held-out sources: CoNLL-2003 eng.testa, presidio synth templates with id % 5 == 0, faker and structured-identifier sentences from held-out templates; strict = exact span and label, overlap = same label and overlapping span',
+    validation:
+      'entity level on held-out sources: CoNLL-2003 eng.testa, presidio synth templates with id % 5 == 0, faker and structured-identifier sentences from held-out templates; strict = exact span and label, overlap = same label and overlapping span',
     ...metrics,
     latency_ms_per_1000_chars: latencyMs,
     train_seconds: trainSeconds,
@@ -214,9 +253,15 @@ upsertManifestEntry({
 });
 
 const table = (fam: string): string => {
-  const m = metrics[fam] as Record<string, { support: number; strict: { precision: number; recall: number; f1: number }; overlap: { f1: number } }>;
+  const m = metrics[fam] as Record<
+    string,
+    { support: number; strict: { precision: number; recall: number; f1: number }; overlap: { f1: number } }
+  >;
   const lines = ['| label | support | precision | recall | F1 (strict) | F1 (overlap) |', '|---|---|---|---|---|---|'];
-  for (const [l, v] of Object.entries(m)) lines.push(`| ${l} | ${v.support} | ${v.strict.precision} | ${v.strict.recall} | ${v.strict.f1} | ${v.overlap.f1} |`);
+  for (const [l, v] of Object.entries(m))
+    lines.push(
+      `| ${l} | ${v.support} | ${v.strict.precision} | ${v.strict.recall} | ${v.strict.f1} | ${v.overlap.f1} |`,
+    );
   return lines.join('\n');
 };
 

@@ -3,7 +3,14 @@
  * Run from the repo root: `npm run train:toxicity`.
  */
 import path from 'node:path';
-import { datasetHash, datasetsDir, readJsonl, TOXICITY_HELDOUT_FAMILIES, toxicityFamily, type LabeledRow } from '../data/datasets.ts';
+import {
+  datasetHash,
+  datasetsDir,
+  readJsonl,
+  TOXICITY_HELDOUT_FAMILIES,
+  toxicityFamily,
+  type LabeledRow,
+} from '../data/datasets.ts';
 import { toxicityHardNegativesEval, toxicityHardNegativesTrain } from '../data/hard-negatives.ts';
 import { makeLogger, reportMarkdown, writeCard, type Example } from './common.ts';
 import { trainBagClassifier } from './bag-classifier.ts';
@@ -39,7 +46,9 @@ const trainDedup = train.filter((e) => !valKeys.has(norm(e.text)));
 const hardTrain = toxicityHardNegativesTrain();
 for (const h of hardTrain) trainDedup.push({ text: h.text, label: 0, family: 'generated/hard-negatives' });
 const hardEval = toxicityHardNegativesEval();
-log(`toxicity data: train ${trainDedup.length} (dropped ${train.length - (trainDedup.length - hardTrain.length)} duplicates of validation texts), val ${val.length} (pos ${val.filter((e) => e.label === 1).length}), hard eval ${hardEval.length}`);
+log(
+  `toxicity data: train ${trainDedup.length} (dropped ${train.length - (trainDedup.length - hardTrain.length)} duplicates of validation texts), val ${val.length} (pos ${val.filter((e) => e.label === 1).length}), hard eval ${hardEval.length}`,
+);
 const dataSha256 = datasetHash([file]);
 
 const res = await trainBagClassifier(

@@ -98,7 +98,14 @@ function maxRow(groups: Groups, g: number, logit: (r: number) => number): number
 }
 
 /** Logistic regression p = sigmoid(bias + sum_j value_j * w[id_j]). labels 0/1 (per group). */
-export function trainLogistic(csr: Csr, labels: Int8Array, sampleWeights: Float32Array, buckets: number, opts: TrainOptions & { nonNegative?: boolean }, groups?: Groups): LinearModelParams {
+export function trainLogistic(
+  csr: Csr,
+  labels: Int8Array,
+  sampleWeights: Float32Array,
+  buckets: number,
+  opts: TrainOptions & { nonNegative?: boolean },
+  groups?: Groups,
+): LinearModelParams {
   const nonNeg = opts.nonNegative ?? false;
   const w = new Float32Array(buckets);
   const m = new Float32Array(buckets);
@@ -114,7 +121,8 @@ export function trainLogistic(csr: Csr, labels: Int8Array, sampleWeights: Float3
   const logit = (r: number): number => {
     const b = csr.offsets[r + 1] as number;
     let z = bias;
-    for (let j = csr.offsets[r] as number; j < b; j++) z += (csr.values[j] as number) * (w[csr.ids[j] as number] as number);
+    for (let j = csr.offsets[r] as number; j < b; j++)
+      z += (csr.values[j] as number) * (w[csr.ids[j] as number] as number);
     return z;
   };
   let step = 0;
@@ -189,7 +197,14 @@ export interface BagMlpShape {
  * Embedding-bag MLP (see bag-mlp.ts). Binary (classes = 1): labels 0/1, sigmoid + log loss.
  * Multiclass: labels are class indices, softmax + cross-entropy.
  */
-export function trainBagMlp(csr: Csr, labels: Int32Array | Int8Array, sampleWeights: Float32Array, shape: BagMlpShape, opts: TrainOptions & { embInitStd?: number; featureDropout?: number }, groups?: Groups): BagMlpParams {
+export function trainBagMlp(
+  csr: Csr,
+  labels: Int32Array | Int8Array,
+  sampleWeights: Float32Array,
+  shape: BagMlpShape,
+  opts: TrainOptions & { embInitStd?: number; featureDropout?: number },
+  groups?: Groups,
+): BagMlpParams {
   const dropout = opts.featureDropout ?? 0;
   const keepScale = 1 / (1 - dropout);
   let kept = new Float32Array(1024);
@@ -254,7 +269,9 @@ export function trainBagMlp(csr: Csr, labels: Int32Array | Int8Array, sampleWeig
         const e = csr.offsets[r + 1] as number;
         // forward (with feature dropout: dropped features get value 0 for this pass)
         if (e - a > kept.length) kept = new Float32Array(2 * (e - a));
-        for (let j = a; j < e; j++) kept[j - a] = dropout > 0 ? (rng() < dropout ? 0 : (csr.values[j] as number) * keepScale) : (csr.values[j] as number);
+        for (let j = a; j < e; j++)
+          kept[j - a] =
+            dropout > 0 ? (rng() < dropout ? 0 : (csr.values[j] as number) * keepScale) : (csr.values[j] as number);
         for (let d = 0; d < D; d++) s[d] = b0[d] as number;
         for (let j = a; j < e; j++) {
           const val = kept[j - a] as number;
@@ -369,7 +386,9 @@ export function trainBagMlp(csr: Csr, labels: Int32Array | Int8Array, sampleWeig
         }
       }
     }
-    opts.log?.(`epoch ${epoch + 1}/${opts.epochs} loss ${(lossSum / wSum).toFixed(4)} lr ${lr.toExponential(2)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    opts.log?.(
+      `epoch ${epoch + 1}/${opts.epochs} loss ${(lossSum / wSum).toFixed(4)} lr ${lr.toExponential(2)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+    );
   }
   return { buckets: B, dim: D, classes: C, emb, b0, w, b };
 }

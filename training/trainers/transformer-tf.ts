@@ -95,9 +95,15 @@ function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
  * Logits [N] for ids [N, T] (int32, 0 = padding). Call inside tf.tidy / variableGrads. `dropout`
  * (training only): that rate on the embeddings and on each residual branch, seeded per call site.
  */
-export function forwardLogits(c: TransformerConfig, vars: Vars, ids: tf.Tensor2D, dropout?: { rate: number; seed: number }): tf.Tensor1D {
+export function forwardLogits(
+  c: TransformerConfig,
+  vars: Vars,
+  ids: tf.Tensor2D,
+  dropout?: { rate: number; seed: number },
+): tf.Tensor1D {
   let site = 0;
-  const drop = <R extends tf.Tensor>(t: R): R => (dropout && dropout.rate > 0 ? (tf.dropout(t, dropout.rate, undefined, dropout.seed * 16 + site++) as R) : t);
+  const drop = <R extends tf.Tensor>(t: R): R =>
+    dropout && dropout.rate > 0 ? (tf.dropout(t, dropout.rate, undefined, dropout.seed * 16 + site++) as R) : t;
   const [N, T] = ids.shape;
   const D = c.d_model;
   const H = c.heads;
@@ -114,10 +120,16 @@ export function forwardLogits(c: TransformerConfig, vars: Vars, ids: tf.Tensor2D
   for (let i = 0; i < c.blocks; i++) {
     const p = (n: string): tf.Tensor => v(`b${i}.${n}`);
     const h = layerNorm(x, p('ln1.g'), p('ln1.b')).reshape([N * T, D]);
-    const qkv = linear(h, p('wqkv')).add(p('bqkv')).reshape([N, T, 3 * H, dh]).transpose([0, 2, 1, 3]);
+    const qkv = linear(h, p('wqkv'))
+      .add(p('bqkv'))
+      .reshape([N, T, 3 * H, dh])
+      .transpose([0, 2, 1, 3]);
     const [q, k, val] = tf.split(qkv, 3, 1) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
     const att = tf.softmax(tf.matMul(q.mul(scale) as tf.Tensor4D, k, false, true).add(bias), -1);
-    const ctx = tf.matMul(att as tf.Tensor4D, val).transpose([0, 2, 1, 3]).reshape([N * T, D]);
+    const ctx = tf
+      .matMul(att as tf.Tensor4D, val)
+      .transpose([0, 2, 1, 3])
+      .reshape([N * T, D]);
     x = x.add(drop(linear(ctx, p('wo')).add(p('bo')).reshape([N, T, D])));
     const h2 = layerNorm(x, p('ln2.g'), p('ln2.b')).reshape([N * T, D]);
     const ff = linear(tf.relu(linear(h2, p('w1')).add(p('b1'))), p('w2')).add(p('b2'));
@@ -126,7 +138,10 @@ export function forwardLogits(c: TransformerConfig, vars: Vars, ids: tf.Tensor2D
   const hf = layerNorm(x, v('ln_f.g'), v('ln_f.b'));
   const m3 = mask.reshape([N, T, 1]);
   const pooled = hf.mul(m3).sum(1).div(m3.sum(1)); // [N, D]
-  return tf.matMul(pooled as tf.Tensor2D, v('head.w') as tf.Tensor2D).add(v('head.b')).reshape([N]);
+  return tf
+    .matMul(pooled as tf.Tensor2D, v('head.w') as tf.Tensor2D)
+    .add(v('head.b'))
+    .reshape([N]);
 }
 
 /** ids rows (each ≤ T) -> padded int32 tensor [N, maxLen] (padding with 0 at the end). */
@@ -138,7 +153,11 @@ export function padBatch(rows: readonly (readonly number[])[], minLen = 1): tf.T
 }
 
 /** Scores (sigmoid) for rows of ids, without gradients. */
-export async function predictRows(c: TransformerConfig, vars: Vars, rows: readonly (readonly number[])[]): Promise<Float32Array> {
+export async function predictRows(
+  c: TransformerConfig,
+  vars: Vars,
+  rows: readonly (readonly number[])[],
+): Promise<Float32Array> {
   const out = tf.tidy(() => tf.sigmoid(forwardLogits(c, vars, padBatch(rows))));
   const data = (await out.data()) as Float32Array;
   out.dispose();

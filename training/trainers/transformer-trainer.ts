@@ -11,7 +11,17 @@ import { mulberry32, shuffleInPlace, type Rng } from '../prng.ts';
 import { paramShapes, type TransformerConfig, type TransformerParams } from '../transformer.ts';
 import { tokenRows, type WordPieceTokenizer } from '../../inference/wordpiece.ts';
 import type { Example } from './common.ts';
-import { forwardLogits, fromVars, initParams, padBatch, predictRows, tf, toVars, useBackend, type Vars } from './transformer-tf.ts';
+import {
+  forwardLogits,
+  fromVars,
+  initParams,
+  padBatch,
+  predictRows,
+  tf,
+  toVars,
+  useBackend,
+  type Vars,
+} from './transformer-tf.ts';
 
 export interface TransformerTrainOptions {
   seed: number;
@@ -58,18 +68,26 @@ export interface TrainingSet {
  * (rows of its first windows); weights: families above `familyCap` items damped by sqrt(cap/size),
  * then each class scaled to half the total (as `buildTrainingSet` does for the bag models).
  */
-export function buildTokenTrainingSet(examples: Example[], tok: WordPieceTokenizer, cfg: TransformerConfig, o: Pick<TransformerTrainOptions, 'maxChars' | 'posMaxWindows' | 'rowOverlapTokens' | 'familyCap'>): TrainingSet {
+export function buildTokenTrainingSet(
+  examples: Example[],
+  tok: WordPieceTokenizer,
+  cfg: TransformerConfig,
+  o: Pick<TransformerTrainOptions, 'maxChars' | 'posMaxWindows' | 'rowOverlapTokens' | 'familyCap'>,
+): TrainingSet {
   const items: Item[] = [];
   let rows = 0;
   for (const e of examples) {
     const windows = chunkText(e.text, o.maxChars);
     if (e.label === 0) {
       for (const w of windows) {
-        for (const r of tokenRows(tok.encode(w), cfg.max_tokens, o.rowOverlapTokens)) items.push({ rows: [r], label: 0, family: e.family });
+        for (const r of tokenRows(tok.encode(w), cfg.max_tokens, o.rowOverlapTokens))
+          items.push({ rows: [r], label: 0, family: e.family });
       }
       continue;
     }
-    const group = windows.slice(0, o.posMaxWindows).flatMap((w) => tokenRows(tok.encode(w), cfg.max_tokens, o.rowOverlapTokens));
+    const group = windows
+      .slice(0, o.posMaxWindows)
+      .flatMap((w) => tokenRows(tok.encode(w), cfg.max_tokens, o.rowOverlapTokens));
     if (group.length) items.push({ rows: group, label: 1, family: e.family });
   }
   const famCount = new Map<string, number>();
@@ -120,7 +138,15 @@ interface CheckpointIndex {
   tensors: { name: string; shape: number[]; kind: 'param' | 'opt' }[];
 }
 
-async function saveCheckpoint(dir: string, runKey: string, step: number, lossEma: number, elapsedSeconds: number, vars: Vars, opt: tf.Optimizer): Promise<void> {
+async function saveCheckpoint(
+  dir: string,
+  runKey: string,
+  step: number,
+  lossEma: number,
+  elapsedSeconds: number,
+  vars: Vars,
+  opt: tf.Optimizer,
+): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const tensors: CheckpointIndex['tensors'] = [];
   const chunks: Buffer[] = [];
@@ -139,7 +165,11 @@ async function saveCheckpoint(dir: string, runKey: string, step: number, lossEma
   renameSync(path.join(dir, 'state.json.tmp'), path.join(dir, 'state.json'));
 }
 
-function loadCheckpoint(dir: string, runKey: string, log: (m: string) => void): { index: CheckpointIndex; data: Map<string, Float32Array> } | null {
+function loadCheckpoint(
+  dir: string,
+  runKey: string,
+  log: (m: string) => void,
+): { index: CheckpointIndex; data: Map<string, Float32Array> } | null {
   const jf = path.join(dir, 'state.json');
   if (!existsSync(jf)) return null;
   const index = JSON.parse(readFileSync(jf, 'utf8')) as CheckpointIndex;
@@ -187,7 +217,11 @@ async function pickRows(c: TransformerConfig, vars: Vars, items: Item[]): Promis
   const best = new Float64Array(items.length).fill(-1);
   for (let s = 0; s < cand.length; s += 64) {
     const part = cand.slice(s, s + 64);
-    const scores = await predictRows(c, vars, part.map((p) => p.row));
+    const scores = await predictRows(
+      c,
+      vars,
+      part.map((p) => p.row),
+    );
     part.forEach((p, k) => {
       if ((scores[k] as number) > (best[p.item] as number)) {
         best[p.item] = scores[k] as number;
@@ -204,7 +238,11 @@ export interface TrainResult {
   finalLoss: number;
 }
 
-export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o: TransformerTrainOptions): Promise<TrainResult> {
+export async function trainTransformer(
+  c: TransformerConfig,
+  set: TrainingSet,
+  o: TransformerTrainOptions,
+): Promise<TrainResult> {
   await useBackend('wasm');
   const { log } = o;
   if (o.fresh) rmSync(o.checkpointDir, { recursive: true, force: true });
@@ -228,7 +266,10 @@ export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o
     const zero = tf.tidy(() => Object.fromEntries([...vars].map(([n, v]) => [n, tf.zerosLike(v)])));
     opt.applyGradients(zero as Record<string, tf.Variable>);
     tf.dispose(Object.values(zero));
-    const weights = idx.map((t) => ({ name: t.name, tensor: tf.tensor(ckpt.data.get(`opt:${t.name}`) as Float32Array, t.shape) }));
+    const weights = idx.map((t) => ({
+      name: t.name,
+      tensor: tf.tensor(ckpt.data.get(`opt:${t.name}`) as Float32Array, t.shape),
+    }));
     await opt.setWeights(weights);
     tf.dispose(weights.map((w) => w.tensor));
     step = ckpt.index.step;
@@ -253,7 +294,10 @@ export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o
     process.stderr.write(tty ? `\r${line}   ` : `${line}\n`);
   };
   // stop only at a macro-batch boundary: a macro-batch's rows are picked with the model of its start
-  const stopAt = o.stopAfter === undefined ? o.steps : Math.min(o.steps, Math.ceil((step + o.stopAfter) / o.batchesPerMacro) * o.batchesPerMacro);
+  const stopAt =
+    o.stopAfter === undefined
+      ? o.steps
+      : Math.min(o.steps, Math.ceil((step + o.stopAfter) / o.batchesPerMacro) * o.batchesPerMacro);
   while (step < stopAt) {
     // the macro-batch's items depend only on (seed, macro index): a resumed run sees the same stream
     const macro = Math.floor(step / o.batchesPerMacro);
@@ -268,8 +312,22 @@ export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o
       if (step >= stopAt) break;
       (opt as unknown as { learningRate: number }).learningRate = lrAt(o, step);
       const ids = padBatch(b.map((x) => x.r));
-      const y = tf.tensor1d(b.map((x) => x.y), 'float32');
-      const { value, grads } = tf.variableGrads(() => tf.losses.sigmoidCrossEntropy(y, forwardLogits(c, vars, ids, o.dropout ? { rate: o.dropout, seed: (o.seed + step) % 100_000_000 } : undefined)) as tf.Scalar);
+      const y = tf.tensor1d(
+        b.map((x) => x.y),
+        'float32',
+      );
+      const { value, grads } = tf.variableGrads(
+        () =>
+          tf.losses.sigmoidCrossEntropy(
+            y,
+            forwardLogits(
+              c,
+              vars,
+              ids,
+              o.dropout ? { rate: o.dropout, seed: (o.seed + step) % 100_000_000 } : undefined,
+            ),
+          ) as tf.Scalar,
+      );
       const clipped = tf.tidy(() => {
         const gs = Object.values(grads);
         const norm = tf.sqrt(tf.addN(gs.map((g) => tf.sum(tf.square(g)))));
@@ -283,7 +341,15 @@ export async function trainTransformer(c: TransformerConfig, set: TrainingSet, o
       step++;
       progress();
       if (Date.now() - lastCkpt > o.checkpointEverySeconds * 1000 && step % o.batchesPerMacro === 0) {
-        await saveCheckpoint(o.checkpointDir, o.runKey, step, lossEma, elapsedBefore + (Date.now() - t0) / 1000, vars, opt);
+        await saveCheckpoint(
+          o.checkpointDir,
+          o.runKey,
+          step,
+          lossEma,
+          elapsedBefore + (Date.now() - t0) / 1000,
+          vars,
+          opt,
+        );
         lastCkpt = Date.now();
       }
     }

@@ -12,7 +12,11 @@ const LIST = 'api_keys';
  * revoke `POST /v1/api-keys/{id}:revoke` (204), rotate `POST /v1/api-keys/{id}:rotate` (201).
  */
 export function apiKeyRoutes(routes: Routes, s: AppServices): void {
-  const actor = (req: import('express').Request) => ({ id: req.principal!.actor_id, requestId: req.id, scopes: req.principal!.scopes });
+  const actor = (req: import('express').Request) => ({
+    id: req.principal!.actor_id,
+    requestId: req.id,
+    scopes: req.principal!.scopes,
+  });
 
   routes.post('/v1/api-keys/:api_key_id\\:rotate', {
     access: 'api_keys:write',
@@ -48,7 +52,16 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listApiKeys(s.apiKeys, principal.org_id, before, query.limit);
-      res.json(page(s.cursors, LIST, principal.org_id, rows.map((k) => presentApiKey(k)), rows.at(-1)?.id, more));
+      res.json(
+        page(
+          s.cursors,
+          LIST,
+          principal.org_id,
+          rows.map((k) => presentApiKey(k)),
+          rows.at(-1)?.id,
+          more,
+        ),
+      );
     },
   });
 

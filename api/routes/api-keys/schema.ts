@@ -13,7 +13,10 @@ export const createApiKeyBody = z
       .min(1, 'must be 1 to 120 characters')
       .max(120, 'must be 1 to 120 characters')
       .refine((s) => s.trim().length > 0, 'must not be blank'),
-    scopes: z.array(z.enum(SCOPES)).min(1, 'must name at least one scope').max(SCOPES.length * 4),
+    scopes: z
+      .array(z.enum(SCOPES))
+      .min(1, 'must name at least one scope')
+      .max(SCOPES.length * 4),
     environment: z.enum(['live', 'test']).default('live'),
     expires_at: z.iso
       .datetime({ offset: true, message: 'must be an RFC 3339 date-time' })
@@ -22,7 +25,10 @@ export const createApiKeyBody = z
       .optional(),
     no_expiry: z.boolean().default(false),
   })
-  .refine((v) => !(v.no_expiry && v.expires_at), { path: ['no_expiry'], message: 'cannot be true when expires_at is set' });
+  .refine((v) => !(v.no_expiry && v.expires_at), {
+    path: ['no_expiry'],
+    message: 'cannot be true when expires_at is set',
+  });
 
 /** Rotate and revoke take no body; an empty object is tolerated. */
 export const emptyBody = z.strictObject({});

@@ -26,7 +26,11 @@ function writable(res: Response): Promise<void> {
  * Writes the header row and `rows` (headers and status already set), then ends the response. Stops
  * quietly when the client disconnects.
  */
-export async function streamCsv(res: Response, columns: readonly string[], rows: readonly (readonly CsvValue[])[]): Promise<void> {
+export async function streamCsv(
+  res: Response,
+  columns: readonly string[],
+  rows: readonly (readonly CsvValue[])[],
+): Promise<void> {
   // A client gone before the first write (during the query) has already emitted 'close'.
   let closed = res.destroyed;
   res.once('close', () => (closed = true));

@@ -26,7 +26,11 @@ export function detectorRoutes(routes: Routes, s: AppServices, engine: ScanEngin
         frameworks: d.frameworks,
         surfaces_supported: [...d.surfaces],
         content_types_supported: ['text', 'toolset'],
-        thresholds: { block_above: d.thresholds.block_above, flag_above: d.thresholds.flag_above, warn_above: d.thresholds.warn_above },
+        thresholds: {
+          block_above: d.thresholds.block_above,
+          flag_above: d.thresholds.flag_above,
+          warn_above: d.thresholds.warn_above,
+        },
       }));
       let start = 0;
       if (query.cursor !== undefined) {
@@ -37,7 +41,10 @@ export function detectorRoutes(routes: Routes, s: AppServices, engine: ScanEngin
       }
       const slice = all.slice(start, start + query.limit);
       const more = start + query.limit < all.length;
-      res.json({ data: slice, next_cursor: more ? s.cursors.encode(LIST, principal.org_id, { offset: start + query.limit }) : null });
+      res.json({
+        data: slice,
+        next_cursor: more ? s.cursors.encode(LIST, principal.org_id, { offset: start + query.limit }) : null,
+      });
     },
   });
 }

@@ -9,7 +9,11 @@ import type { Routes, RouteSpec } from '../../route.ts';
  * `/metrics`, are probes: never rate-limited, and they spend no address's budget.
  */
 export function healthRoutes(routes: Routes, s: AppServices): void {
-  const live: RouteSpec<unknown, unknown, undefined> = { access: 'public', probe: true, handler: ({ res }) => void res.json({ status: 'ok' }) };
+  const live: RouteSpec<unknown, unknown, undefined> = {
+    access: 'public',
+    probe: true,
+    handler: ({ res }) => void res.json({ status: 'ok' }),
+  };
   routes.get('/healthz', live).get('/health', live);
   routes.get('/readyz', {
     access: 'public',
@@ -26,15 +30,16 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
   // Metrics span every organization: with METRICS_TOKEN set they need `Authorization: Bearer <token>`
   // (required in saas mode); without it they are open, for scrapers inside a private network.
   const token = s.config.METRICS_TOKEN ? Buffer.from(`Bearer ${s.config.METRICS_TOKEN}`) : null;
-  if (s.config.METRICS_ENABLED) routes.get('/metrics', {
-    access: 'public',
-    probe: true,
-    handler: async ({ req, res }) => {
-      if (token) {
-        const got = Buffer.from(req.get('authorization') ?? '');
-        if (got.length !== token.length || !timingSafeEqual(got, token)) throw Errors.metricsUnauthorized();
-      }
-      res.type(s.metrics.registry.contentType).send(await s.metrics.registry.metrics());
-    },
-  });
+  if (s.config.METRICS_ENABLED)
+    routes.get('/metrics', {
+      access: 'public',
+      probe: true,
+      handler: async ({ req, res }) => {
+        if (token) {
+          const got = Buffer.from(req.get('authorization') ?? '');
+          if (got.length !== token.length || !timingSafeEqual(got, token)) throw Errors.metricsUnauthorized();
+        }
+        res.type(s.metrics.registry.contentType).send(await s.metrics.registry.metrics());
+      },
+    });
 }

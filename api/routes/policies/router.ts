@@ -1,6 +1,15 @@
 import type { Request } from 'express';
 import { parseIdParam } from '../../../lib/ids.ts';
-import { backtestPolicy, createPolicy, deletePolicy, getPolicy, listPolicies, replacePolicy, simulatePolicy, type PolicyDeps } from '../../../services/policies.ts';
+import {
+  backtestPolicy,
+  createPolicy,
+  deletePolicy,
+  getPolicy,
+  listPolicies,
+  replacePolicy,
+  simulatePolicy,
+  type PolicyDeps,
+} from '../../../services/policies.ts';
 import type { AppServices } from '../../context.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';

@@ -53,7 +53,8 @@ type Shape = keyof typeof SHAPES;
 const SHAPE_KEYS = Object.keys(SHAPES) as Shape[];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStr = (v: unknown, max: number = POLICY_LIMITS.string): v is string => typeof v === 'string' && v.length >= 1 && v.length <= max;
+const isStr = (v: unknown, max: number = POLICY_LIMITS.string): v is string =>
+  typeof v === 'string' && v.length >= 1 && v.length <= max;
 const isUnit = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1;
 
 /**
@@ -67,7 +68,12 @@ function checkCondition(v: unknown, path: Path, depth: number, detectors: Readon
   }
   const shapes = SHAPE_KEYS.filter((k) => k in v);
   if (shapes.length !== 1) {
-    add(path, shapes.length === 0 ? `must have one of ${SHAPE_KEYS.join(', ')}` : `must have exactly one of ${shapes.join(', ')}`);
+    add(
+      path,
+      shapes.length === 0
+        ? `must have one of ${SHAPE_KEYS.join(', ')}`
+        : `must have exactly one of ${shapes.join(', ')}`,
+    );
     return 1;
   }
   const shape = shapes[0]!;
@@ -87,10 +93,12 @@ function checkCondition(v: unknown, path: Path, depth: number, detectors: Readon
   const checkDetector = () => {
     const d = v.detector;
     if (typeof d !== 'string') add([...path, 'detector'], 'is required: a detector name');
-    else if (!detectors.has(d)) add([...path, 'detector'], `is not a detector: use one of ${[...detectors].join(', ')}`);
+    else if (!detectors.has(d))
+      add([...path, 'detector'], `is not a detector: use one of ${[...detectors].join(', ')}`);
   };
   const checkList = (max: number, each: (x: unknown) => boolean, what: string) => {
-    if (!Array.isArray(value) || value.length < 1 || value.length > max) add(at, `must be an array of 1 to ${max} ${what}`);
+    if (!Array.isArray(value) || value.length < 1 || value.length > max)
+      add(at, `must be an array of 1 to ${max} ${what}`);
     else value.forEach((x, i) => each(x) || add([...at, i], `must be ${what.replace(/s$/, '')}`));
   };
   switch (shape) {
@@ -115,17 +123,23 @@ function checkCondition(v: unknown, path: Path, depth: number, detectors: Readon
     case 'label_in':
       checkDetector();
       checkList(POLICY_LIMITS.labels, (x) => isStr(x, 64), 'labels of 1 to 64 characters');
-      if ('min_confidence' in v && !isUnit(v.min_confidence)) add([...path, 'min_confidence'], 'must be a number from 0 to 1');
+      if ('min_confidence' in v && !isUnit(v.min_confidence))
+        add([...path, 'min_confidence'], 'must be a number from 0 to 1');
       return 1;
     case 'surface_in':
     case 'surface_not_in':
-      checkList(SURFACES.length, (x) => (SURFACES as readonly unknown[]).includes(x), `surfaces (${SURFACES.join(', ')})`);
+      checkList(
+        SURFACES.length,
+        (x) => (SURFACES as readonly unknown[]).includes(x),
+        `surfaces (${SURFACES.join(', ')})`,
+      );
       return 1;
     case 'equals':
     case 'prefix':
     case 'in':
     case 'present':
-      if (!(CONTEXT_FIELDS as readonly unknown[]).includes(v.context)) add([...path, 'context'], `must be one of ${CONTEXT_FIELDS.join(', ')}`);
+      if (!(CONTEXT_FIELDS as readonly unknown[]).includes(v.context))
+        add([...path, 'context'], `must be one of ${CONTEXT_FIELDS.join(', ')}`);
       if (shape === 'present') {
         if (typeof value !== 'boolean') add(at, 'must be a boolean');
       } else if (shape === 'in') checkList(POLICY_LIMITS.listValues, (x) => isStr(x), 'strings of 1 to 255 characters');
@@ -138,10 +152,10 @@ function checkCondition(v: unknown, path: Path, depth: number, detectors: Readon
   }
 }
 
-const ruleId = z
+const ruleId = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 letters, digits, or _ . : -');
+const notifyTarget = z
   .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 letters, digits, or _ . : -');
-const notifyTarget = z.string().regex(new RegExp(`^wh_${ULID}$`), 'must be a webhook id (wh_ followed by 26 Crockford base32 characters)');
+  .regex(new RegExp(`^wh_${ULID}$`), 'must be a webhook id (wh_ followed by 26 Crockford base32 characters)');
 
 function ruleSchema(detectors: ReadonlySet<string>) {
   return z.strictObject({
@@ -154,7 +168,8 @@ function ruleSchema(detectors: ReadonlySet<string>) {
       if (when.all_of.length < 1) return add(['all_of'], 'must list at least one condition');
       let n = 0;
       when.all_of.forEach((c, i) => (n += checkCondition(c, ['all_of', i], 1, detectors, add)));
-      if (n > POLICY_LIMITS.conditionsPerRule) add(['all_of'], `holds ${n} conditions; at most ${POLICY_LIMITS.conditionsPerRule} per rule`);
+      if (n > POLICY_LIMITS.conditionsPerRule)
+        add(['all_of'], `holds ${n} conditions; at most ${POLICY_LIMITS.conditionsPerRule} per rule`);
     }),
     then: z.strictObject({
       action: z.enum(ACTIONS),
@@ -176,7 +191,10 @@ const detectorConfigEntry = z.strictObject({
 });
 
 const server = z.string().min(1, 'must be 1 to 255 characters').max(255, 'must be 1 to 255 characters');
-const serverList = z.array(server).max(POLICY_LIMITS.mcpServers, `must list at most ${POLICY_LIMITS.mcpServers} servers`).default([]);
+const serverList = z
+  .array(server)
+  .max(POLICY_LIMITS.mcpServers, `must list at most ${POLICY_LIMITS.mcpServers} servers`)
+  .default([]);
 const toolList = z
   .array(z.strictObject({ server, tool_name: server }))
   .max(POLICY_LIMITS.mcpTools, `must list at most ${POLICY_LIMITS.mcpTools} tools`)
@@ -210,12 +228,21 @@ export function policyBody(catalog: DetectorCatalog) {
       const seen = new Map<string, number>();
       b.rules.forEach((r, i) => {
         if (r.id === undefined) return;
-        if (seen.has(r.id)) ctx.addIssue({ code: 'custom', path: ['rules', i, 'id'], message: `repeats the id of rules[${seen.get(r.id)}]` });
+        if (seen.has(r.id))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['rules', i, 'id'],
+            message: `repeats the id of rules[${seen.get(r.id)}]`,
+          });
         else seen.set(r.id, i);
       });
       for (const [name, c] of Object.entries(b.detector_config)) {
         if (!detectors.has(name)) {
-          ctx.addIssue({ code: 'custom', path: ['detector_config', name], message: `is not a detector: use one of ${[...detectors].join(', ')}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['detector_config', name],
+            message: `is not a detector: use one of ${[...detectors].join(', ')}`,
+          });
           continue;
         }
         const t = completeDetectorConfig(catalog.thresholdsOf(name), c);
@@ -258,24 +285,33 @@ export function simulateBody(catalog: DetectorCatalog) {
   });
   return z
     .strictObject({
-      scan_id: z.string().regex(new RegExp(`^(scan_)?${ULID}$`), 'must be scan_ (optional) followed by 26 Crockford base32 characters').optional(),
+      scan_id: z
+        .string()
+        .regex(new RegExp(`^(scan_)?${ULID}$`), 'must be scan_ (optional) followed by 26 Crockford base32 characters')
+        .optional(),
       surface: z.enum(SURFACES).optional(),
       findings: z
         .array(finding)
         .max(64, 'must list at most 64 findings')
         .refine((f) => new Set(f.map((x) => x.detector)).size === f.length, 'must not repeat a detector')
         .optional(),
-      context: z.strictObject({ agent_id: short.optional(), session_id: short.optional(), mcp_server: short.optional() }).optional(),
+      context: z
+        .strictObject({ agent_id: short.optional(), session_id: short.optional(), mcp_server: short.optional() })
+        .optional(),
       content_length: z.number().int().min(0).max(100_000_000).optional(),
     })
     .superRefine((b, ctx) => {
       if (b.scan_id !== undefined) return;
-      if (b.surface === undefined) ctx.addIssue({ code: 'custom', path: ['surface'], message: 'is required when scan_id is absent' });
-      if (b.findings === undefined) ctx.addIssue({ code: 'custom', path: ['findings'], message: 'is required when scan_id is absent' });
+      if (b.surface === undefined)
+        ctx.addIssue({ code: 'custom', path: ['surface'], message: 'is required when scan_id is absent' });
+      if (b.findings === undefined)
+        ctx.addIssue({ code: 'custom', path: ['findings'], message: 'is required when scan_id is absent' });
     });
 }
 
-const instant = z.iso.datetime({ offset: true, message: 'must be an RFC 3339 date-time' }).transform((s) => new Date(s));
+const instant = z.iso
+  .datetime({ offset: true, message: 'must be an RFC 3339 date-time' })
+  .transform((s) => new Date(s));
 
 export const backtestBody = z
   .strictObject({

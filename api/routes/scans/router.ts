@@ -87,7 +87,16 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listScans(s.db, principal.org_id, query, before);
       const now = s.clock.now();
-      res.json(page(s.cursors, LIST, principal.org_id, rows.map((r) => presentScan(r, now)), rows.at(-1)?.id, more));
+      res.json(
+        page(
+          s.cursors,
+          LIST,
+          principal.org_id,
+          rows.map((r) => presentScan(r, now)),
+          rows.at(-1)?.id,
+          more,
+        ),
+      );
     },
   });
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { imageProblem, IMAGE_MEDIA_TYPES, renderToolset, schemaTooDeep, TOOLSET_SCHEMA_MAX_DEPTH } from '../../../engine/content.ts';
+import {
+  imageProblem,
+  IMAGE_MEDIA_TYPES,
+  renderToolset,
+  schemaTooDeep,
+  TOOLSET_SCHEMA_MAX_DEPTH,
+} from '../../../engine/content.ts';
 import { ACTIONS, SURFACES, TIERS } from '../../../engine/detector.ts';
 import { instant, shortString as short, windowInOrder } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
@@ -7,7 +13,9 @@ import { pageQuery } from '../../pagination.ts';
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 
 export const scanIdParams = z.object({
-  scan_id: z.string().regex(new RegExp(`^(scan_)?${ULID}$`), 'must be scan_ (optional) followed by 26 Crockford base32 characters'),
+  scan_id: z
+    .string()
+    .regex(new RegExp(`^(scan_)?${ULID}$`), 'must be scan_ (optional) followed by 26 Crockford base32 characters'),
 });
 
 const context = z.strictObject({
@@ -27,12 +35,18 @@ const options = z.strictObject({
     .refine((d) => new Set(d).size === d.length, 'must not repeat a detector')
     .optional(),
   tier: z.enum(TIERS).default('auto'),
-  policy_id: z.string().regex(new RegExp(`^pol_${ULID}$`), 'must be pol_ followed by 26 Crockford base32 characters').optional(),
+  policy_id: z
+    .string()
+    .regex(new RegExp(`^pol_${ULID}$`), 'must be pol_ followed by 26 Crockford base32 characters')
+    .optional(),
 });
 
 /** The scan request; `maxChars` bounds the text a scan reads (SCAN_MAX_TEXT_CHARS). */
 export function createScanBody(maxChars: number) {
-  const text = z.strictObject({ type: z.literal('text'), text: z.string().max(maxChars, `must be at most ${maxChars} characters`) });
+  const text = z.strictObject({
+    type: z.literal('text'),
+    text: z.string().max(maxChars, `must be at most ${maxChars} characters`),
+  });
   const image = z
     .strictObject({
       type: z.literal('image_base64'),
@@ -49,10 +63,16 @@ export function createScanBody(maxChars: number) {
     description: z.string().max(maxChars).optional(),
     input_schema: z
       .record(z.string(), z.unknown())
-      .refine((v) => !schemaTooDeep(v), `must not nest deeper than ${TOOLSET_SCHEMA_MAX_DEPTH} levels (the scan reads no deeper)`)
+      .refine(
+        (v) => !schemaTooDeep(v),
+        `must not nest deeper than ${TOOLSET_SCHEMA_MAX_DEPTH} levels (the scan reads no deeper)`,
+      )
       .optional(),
   });
-  const toolset = z.strictObject({ type: z.literal('toolset'), tools: z.array(tool).min(1, 'must list at least one tool').max(1000, 'must list at most 1000 tools') });
+  const toolset = z.strictObject({
+    type: z.literal('toolset'),
+    tools: z.array(tool).min(1, 'must list at least one tool').max(1000, 'must list at most 1000 tools'),
+  });
 
   return z
     .strictObject({
@@ -63,10 +83,24 @@ export function createScanBody(maxChars: number) {
       options: options.default({ capture: false, tier: 'auto' }),
     })
     .superRefine((v, ctx) => {
-      if (v.kind === 'toolset' && v.content.type !== 'toolset') ctx.addIssue({ code: 'custom', path: ['content', 'type'], message: 'must be "toolset" when kind is "toolset"' });
-      if (v.kind === 'content' && v.content.type === 'toolset') ctx.addIssue({ code: 'custom', path: ['content', 'type'], message: 'must be "text" or "image_base64" when kind is "content"' });
+      if (v.kind === 'toolset' && v.content.type !== 'toolset')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['content', 'type'],
+          message: 'must be "toolset" when kind is "toolset"',
+        });
+      if (v.kind === 'content' && v.content.type === 'toolset')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['content', 'type'],
+          message: 'must be "text" or "image_base64" when kind is "content"',
+        });
       if (v.content.type === 'toolset' && renderToolset(v.content.tools).length > maxChars) {
-        ctx.addIssue({ code: 'custom', path: ['content', 'tools'], message: `renders to more than ${maxChars} characters of text` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['content', 'tools'],
+          message: `renders to more than ${maxChars} characters of text`,
+        });
       }
     });
 }
@@ -79,13 +113,19 @@ export const listScansQuery = pageQuery
     agent_id: short.optional(),
     session_id: short.optional(),
     end_user_id: short.optional(),
-    end_user_id_hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters').optional(),
+    end_user_id_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')
+      .optional(),
     action: z.enum(ACTIONS).optional(),
     surface: z.enum(SURFACES).optional(),
     since: instant.optional(),
     until: instant.optional(),
   })
-  .refine((q) => !(q.end_user_id !== undefined && q.end_user_id_hash !== undefined), { path: ['end_user_id_hash'], message: 'give end_user_id or end_user_id_hash, not both' })
+  .refine((q) => !(q.end_user_id !== undefined && q.end_user_id_hash !== undefined), {
+    path: ['end_user_id_hash'],
+    message: 'give end_user_id or end_user_id_hash, not both',
+  })
   .refine(windowInOrder, { path: ['until'], message: 'must be after since' });
 
 export type ListScansQuery = z.infer<typeof listScansQuery>;

@@ -13,7 +13,15 @@ import type { AppServices } from '../../context.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentDelivery, presentWebhook } from './presenter.ts';
-import { createWebhookBody, deliveryIdParams, emptyBody, listDeliveriesQuery, listWebhooksQuery, rotateSecretBody, webhookIdParams } from './schema.ts';
+import {
+  createWebhookBody,
+  deliveryIdParams,
+  emptyBody,
+  listDeliveriesQuery,
+  listWebhooksQuery,
+  rotateSecretBody,
+  webhookIdParams,
+} from './schema.ts';
 
 const LIST = 'webhooks';
 const DELIVERIES = 'webhook_deliveries';
@@ -32,8 +40,18 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
     params: webhookIdParams,
     body: rotateSecretBody,
     handler: async ({ req, res, principal, params, body }) => {
-      const rotated = await rotateWebhookSecret(deps, principal.org_id, params.webhook_id, body.grace_seconds, actor(req));
-      res.json({ webhook_id: rotated.webhook_id, secret: rotated.secret, grace_expires_at: rotated.grace_expires_at.toISOString() });
+      const rotated = await rotateWebhookSecret(
+        deps,
+        principal.org_id,
+        params.webhook_id,
+        body.grace_seconds,
+        actor(req),
+      );
+      res.json({
+        webhook_id: rotated.webhook_id,
+        secret: rotated.secret,
+        grace_expires_at: rotated.grace_expires_at.toISOString(),
+      });
     },
   });
 
@@ -43,7 +61,14 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
     query: listDeliveriesQuery,
     handler: async ({ res, principal, params, query }) => {
       const before = readIdCursor(s.cursors, DELIVERIES, principal.org_id, query.cursor);
-      const { rows, more } = await listDeliveries(deps, principal.org_id, params.webhook_id, { status: query.status, since: query.since }, before, query.limit);
+      const { rows, more } = await listDeliveries(
+        deps,
+        principal.org_id,
+        params.webhook_id,
+        { status: query.status, since: query.since },
+        before,
+        query.limit,
+      );
       res.json(page(s.cursors, DELIVERIES, principal.org_id, rows.map(presentDelivery), rows.at(-1)?.id, more));
     },
   });
@@ -80,7 +105,16 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listWebhooks(deps, principal.org_id, before, query.limit);
-      res.json(page(s.cursors, LIST, principal.org_id, rows.map((w) => presentWebhook(w)), rows.at(-1)?.id, more));
+      res.json(
+        page(
+          s.cursors,
+          LIST,
+          principal.org_id,
+          rows.map((w) => presentWebhook(w)),
+          rows.at(-1)?.id,
+          more,
+        ),
+      );
     },
   });
 

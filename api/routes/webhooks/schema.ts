@@ -5,11 +5,15 @@ import { instant } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
 
 export const webhookIdParams = z.object({
-  webhook_id: z.string().regex(new RegExp(`^wh_${ULID_BODY}$`), 'must be wh_ followed by 26 Crockford base32 characters'),
+  webhook_id: z
+    .string()
+    .regex(new RegExp(`^wh_${ULID_BODY}$`), 'must be wh_ followed by 26 Crockford base32 characters'),
 });
 
 export const deliveryIdParams = z.object({
-  delivery_id: z.string().regex(new RegExp(`^whd_${ULID_BODY}$`), 'must be whd_ followed by 26 Crockford base32 characters'),
+  delivery_id: z
+    .string()
+    .regex(new RegExp(`^whd_${ULID_BODY}$`), 'must be whd_ followed by 26 Crockford base32 characters'),
 });
 
 export const createWebhookBody = z.strictObject({
@@ -24,7 +28,12 @@ export const createWebhookBody = z.strictObject({
 });
 
 export const rotateSecretBody = z.strictObject({
-  grace_seconds: z.number().int('must be an integer').min(0, 'must be 0 to 604800').max(604_800, 'must be 0 to 604800').default(86_400),
+  grace_seconds: z
+    .number()
+    .int('must be an integer')
+    .min(0, 'must be 0 to 604800')
+    .max(604_800, 'must be 0 to 604800')
+    .default(86_400),
 });
 
 export const listWebhooksQuery = pageQuery;

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DetectorInput } from '../../engine/detector.ts';
-import {
-  findSensitivePaths,
-  sensitivePathDetector,
-  type SensitivePathMatch,
-} from '../../engine/detectors/sensitive-path.ts';
+import { sensitivePathDetector } from '../../engine/detectors/sensitive-path.ts';
+import { findSensitivePaths } from '../../engine/detectors/sensitive-path/matcher.ts';
+import type { SensitivePathMatch } from '../../engine/detectors/sensitive-path/types.ts';
 import { normalize } from '../../engine/normalize.ts';
 
 const inputOf = (s: string): DetectorInput => ({ text: normalize(s), surface: 'tool_params', tier: 'fast' });

@@ -1,0 +1,138 @@
+/** Rules for other secret files, application and server configuration, and shell history. */
+import { B, BAK, E, r, S } from './rule-syntax.ts';
+import type { PathRule } from './types.ts';
+
+/** Key-file stems worth reporting without a directory (`this.key` in code is a property, not a file). */
+const KEY_STEMS =
+  /(?:^|[\\/_.-])(?:private|privkey|priv|server|client|ssl|tls|cert|certificate|domain|localhost|signing|secret|rsa|ecdsa|ed25519|host|ca|root|master|jwt|pgp|gpg|ssh)[\w.-]*\.key/i;
+
+export const SECRET_AND_CONFIG_RULES: readonly PathRule[] = [
+  // Other secrets.
+  r(
+    'secret_critical',
+    `${B}(?:\\.netrc|_netrc|\\.git-credentials|\\.pgpass|\\.vault-token)${BAK}${E}`,
+    ['netrc', 'git-credentials', 'pgpass', 'vault-token'],
+    'secret_file',
+    'critical',
+    'any',
+    'filename',
+    'plaintext credentials',
+  ),
+  r(
+    'secret_high',
+    `${B}(?:\\.npmrc|\\.pypirc|\\.yarnrc\\.yml|\\.htpasswd|\\.my\\.cnf|terraform\\.tfstate)${BAK}${E}`,
+    ['npmrc', 'pypirc', 'yarnrc', 'htpasswd', 'my.cnf', 'tfstate'],
+    'secret_file',
+    'high',
+    'any',
+    'filename',
+    'registry tokens or service passwords',
+  ),
+  r(
+    'docker_config',
+    `\\.docker${S}config\\.json${E}`,
+    '.docker',
+    'secret_file',
+    'high',
+    'any',
+    'exact_path',
+    'Docker registry credentials',
+  ),
+  r(
+    'gnupg',
+    `(?<![\\w-])\\.gnupg(?:${S}(?:private-keys-v1\\.d|secring\\.gpg))?`,
+    '.gnupg',
+    'secret_file',
+    'high',
+    'any',
+    'exact_path',
+    'GnuPG private keyring',
+    { extendRight: true },
+  ),
+  r(
+    'cloud_json_creds',
+    `${B}(?:credentials|client_secrets?(?:_[\\w-]{1,80})?|service[-_]?account[\\w-]{0,60})\\.json${E}`,
+    ['credentials.json', 'client_secret', 'account'],
+    'secret_file',
+    'high',
+    'any',
+    'filename',
+    'OAuth client or service-account key',
+  ),
+  r(
+    'rails_master_key',
+    `config${S}(?:master\\.key|credentials${S}[\\w-]{1,30}\\.key)${E}`,
+    'config',
+    'secret_file',
+    'critical',
+    'any',
+    'exact_path',
+    'Rails credentials key',
+  ),
+  r(
+    'key_material',
+    `(?<=[\\w-])\\.(?:pem|p12|pfx|kdbx)${E}`,
+    ['.pem', '.p12', '.pfx', '.kdbx'],
+    'secret_file',
+    'high',
+    'any',
+    'extension',
+    'private key, certificate bundle or password database',
+  ),
+  r('key_file', `(?<=[\\w-])\\.key${E}`, '.key', 'secret_file', 'high', 'any', 'extension', 'private key file', {
+    accept: (t) => /[\\/]/.test(t) || KEY_STEMS.test(t),
+  }),
+  r(
+    'keystore',
+    `(?<=[\\w-])\\.(?:jks|keystore)${E}`,
+    ['.jks', '.keystore'],
+    'secret_file',
+    'medium',
+    'any',
+    'extension',
+    'Java keystore',
+  ),
+  // Configuration files.
+  r(
+    'config_high',
+    `${B}(?:wp-config\\.php|database\\.yml|web\\.config|LocalSettings\\.php|tomcat-users\\.xml|secrets\\.yml)${BAK}${E}`,
+    ['wp-config', 'database.yml', 'web.config', 'localsettings', 'tomcat-users', 'secrets.yml'],
+    'config_file',
+    'high',
+    'any',
+    'filename',
+    'application config with database or admin credentials',
+  ),
+  r(
+    'config_medium',
+    `${B}(?:(?:nginx|httpd|apache2|lighttpd|haproxy)\\.conf|settings\\.py|local_settings\\.py|appsettings(?:\\.[\\w-]{1,30})?\\.json|\\.htaccess|sshd?_config|my\\.cnf)${BAK}${E}`,
+    ['.conf', 'settings', '.htaccess', '_config', 'my.cnf'],
+    'config_file',
+    'medium',
+    'any',
+    'filename',
+    'server or application configuration',
+  ),
+  r(
+    'git_config',
+    `\\.git${S}config${E}`,
+    '.git',
+    'config_file',
+    'medium',
+    'any',
+    'exact_path',
+    'repository config: remote URLs may embed tokens',
+  ),
+  r('php_ini', `${B}php\\.ini${E}`, 'php.ini', 'config_file', 'low', 'any', 'filename', 'PHP runtime configuration'),
+  // Shell history.
+  r(
+    'shell_history',
+    `${B}(?:\\.(?:bash|zsh|sh|python|mysql|psql|node_repl|sqlite|rediscli)_history|\\.zhistory|fish_history|ConsoleHost_history\\.txt)${E}`,
+    ['history'],
+    'shell_history',
+    'high',
+    'any',
+    'filename',
+    'command history: typed passwords and tokens',
+  ),
+];

@@ -15,9 +15,10 @@ import type { Db } from '../store/db.ts';
 import type { ScanEngine } from '../engine/pipeline.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import type { Metrics } from '../lib/metrics.ts';
-import type { DeliveryPump } from '../services/webhooks/delivery.ts';
+import type { DeliveryPump } from '../services/webhooks/pump.ts';
 import type { LookupAll, LookupAllWithOptions } from '../services/webhooks/url-guard.ts';
 import type { WebhookDeps } from '../services/webhooks/subscriptions.ts';
+import type { ScanDeps } from '../services/scans.ts';
 
 /** Everything the app needs, built by the runtime (or a test) and passed in. */
 export interface AppDeps {
@@ -35,7 +36,7 @@ export interface AppDeps {
   webhookDns?: { register?: LookupAll; deliver?: LookupAllWithOptions };
 }
 
-/** Services the app builds once from its deps. */
+/** The services a process builds once from its deps (server/services.ts) and the app is mounted on. */
 export interface AppServices extends AppDeps {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
@@ -48,6 +49,7 @@ export interface AppServices extends AppDeps {
   webhooks: WebhookDeps;
   /** Sends webhook deliveries; null when WEBHOOK_DELIVERY_ENABLED is false. */
   webhookPump: DeliveryPump | null;
+  scans: ScanDeps;
 }
 
 declare global {

@@ -9,7 +9,8 @@ import { createLogger } from '../lib/logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyDeps } from '../services/api-keys.ts';
 import { bootstrapOrganization, OperatorError, resolveOrganization } from '../services/organizations.ts';
-import { invalidationBus, TOPICS } from '../services/invalidation-bus.ts';
+import { TOPICS } from '../services/invalidation-bus.ts';
+import { apiKeyServices, changesBus } from './services.ts';
 import { listOrgs } from '../store/orgs.ts';
 
 const USAGE = `Content firewall operator CLI
@@ -166,14 +167,9 @@ async function main(): Promise<number> {
   if (!config) return 1;
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
   const rt = await openRuntime(config, logger);
-  const revocations = invalidationBus(rt.redis, config.REDIS_KEY_PREFIX, TOPICS.apiKeyRevoked, logger);
-  const deps: ApiKeyDeps = {
-    db: rt.db,
-    clock: systemClock,
-    keyring: rt.keyring,
-    revocations,
-    defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS,
-  };
+  // The same API key services as the server's, so a revocation reaches running servers at once.
+  const revocations = changesBus({ config, redis: rt.redis, logger }, TOPICS.apiKeyRevoked);
+  const deps = apiKeyServices({ config, db: rt.db, clock: systemClock, keyring: rt.keyring }, revocations);
   try {
     await execute(rt, deps, parsed.positionals, parsed.values);
     return 0;

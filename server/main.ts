@@ -6,7 +6,7 @@ import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { startScanning, type Scanning } from './scanning.ts';
-import { buildApp, type BuiltApp } from '../api/app.ts';
+import { startApplication, type Application } from './application.ts';
 import { Drain } from './drain.ts';
 import { clusterWorkers, runPrimary } from './cluster.ts';
 import { createMetrics } from '../lib/metrics.ts';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   // opened is closed if it fails: a signal or a port in use never leaves the embedded PostgreSQL running.
   const held = holdSignals(cluster.isWorker, logger);
   const opened: (() => Promise<unknown>)[] = [];
-  let runtime: Runtime, scanning: Scanning, built: BuiltApp, server: http.Server, drain: Drain, jobs: Jobs | null;
+  let runtime: Runtime, scanning: Scanning, built: Application, server: http.Server, drain: Drain, jobs: Jobs | null;
   try {
     runtime = await openRuntime(config, logger, { superviseEmbedded: true });
     opened.push(() => runtime.close());
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     // Models load and warm on every worker thread before the port opens: the first scan is as fast as any.
     scanning = await startScanning(config, metrics, logger);
     opened.push(() => scanning.close());
-    built = buildApp({
+    built = startApplication({
       config,
       db: runtime.db,
       redis: runtime.redis,

@@ -5,7 +5,8 @@
  * Each scan's detection audit event (if its mode records one) goes in the same statement.
  */
 import type { DetectionEvent } from './audit.ts';
-import { isDatabaseUnavailable, type Db } from './db.ts';
+import { isDatabaseUnavailable } from '../lib/database-errors.ts';
+import type { Db } from './db.ts';
 import { detectionEventFor, type DetectionEventMode } from './detection-events.ts';
 import { insertScans, type ScanRow } from './scans.ts';
 import type { NewDelivery } from './webhooks.ts';

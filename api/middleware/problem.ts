@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Errors, ProblemError } from '../../lib/errors.ts';
-import { isDatabaseUnavailable } from '../../store/db.ts';
+import { isDatabaseUnavailable } from '../../lib/database-errors.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 
 // What a client is told to wait while the database is away: long enough for a restart to finish.

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { inject } from 'vitest';
-import { buildApp, type BuiltApp } from '../../api/app.ts';
+import { startApplication, type Application } from '../../server/application.ts';
 import type { AppDeps } from '../../api/context.ts';
 import { loadConfig, type Config } from '../../config.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -23,7 +23,7 @@ export const TEST_MASTER_SECRET = 'test-master-secret-0123456789abcdef';
 const MASTER_SECRET = Buffer.from(TEST_MASTER_SECRET);
 
 export interface TestApp {
-  built: BuiltApp;
+  built: Application;
   scanning: Scanning;
   db: Db;
   redis: Redis | null;
@@ -107,7 +107,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
   const metrics = createMetrics(config.METRICS_ENABLED);
   const scanning = await startScanning(config, metrics, logger, { allowCrashTask: opts.allowCrashTask ?? false });
-  const built = buildApp({
+  const built = startApplication({
     config,
     db,
     redis,

@@ -5,7 +5,7 @@
  * parent kills it with SIGKILL mid-attempt.
  */
 import http from 'node:http';
-import { buildApp } from '../../api/app.ts';
+import { startApplication } from '../../server/application.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { loadConfig } from '../../config.ts';
 import { ManualClock } from '../../lib/clock.ts';
@@ -20,7 +20,7 @@ const logger = createLogger(config.LOG_LEVEL);
 const db = createPool(config.DATABASE_URL!, 4, () => undefined);
 const metrics = createMetrics(false);
 const scanning = await startScanning(config, metrics, logger);
-const built = buildApp({
+const built = startApplication({
   config,
   db,
   redis: null,

@@ -2,12 +2,13 @@ import type { Request } from 'express';
 import { parseIdParam } from '../../../lib/ids.ts';
 import { Errors } from '../../../lib/errors.ts';
 import { checkScanRequest, createScan, getScan, listScans, type ScanDeps } from '../../../services/scans.ts';
+import { streamedFinding } from '../../../services/scan-findings.ts';
+import { presentScan } from '../../../services/scan-presenter.ts';
 import type { AppServices } from '../../context.ts';
 import type { IdempotencyHandle } from '../../middleware/idempotency.ts';
 import { problemBody, toProblem } from '../../middleware/problem.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
-import { presentScan } from './presenter.ts';
 import { createScanBody, listScansQuery, scanIdParams } from './schema.ts';
 import { EventStream } from './sse.ts';
 
@@ -43,15 +44,7 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
         const row = await createScan(deps, principal.org_id, body, {
           ...meta,
           policy,
-          onResult: ({ result, ms }) =>
-            stream.send('detector', {
-              detector: result.detector,
-              score: result.score,
-              items: result.items,
-              frameworks: deps.engine.registry.get(result.detector)!.frameworks,
-              elapsed_ms: Math.round(ms * 1000) / 1000,
-              ...(result.note ? { note: result.note } : {}),
-            }),
+          onResult: (run) => stream.send('detector', streamedFinding(deps.engine.registry, run)),
         });
         const scan = presentScan(row, s.clock.now());
         await idem?.record(201, scan);

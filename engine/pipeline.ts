@@ -59,7 +59,7 @@ export class ScanEngine {
     private readonly observer?: EngineObserver,
   ) {}
 
-  /** @throws PoolOverloadedError / PoolDeadlineError when model inference cannot happen in time. */
+  /** @throws ModelOverloadedError / ModelDeadlineError (engine/model-client.ts) when model inference cannot happen in time. */
   async scan(input: ScanInput, opts: ScanOptions): Promise<ScanOutcome> {
     const detectors = this.select(input);
     if (input.text === null || detectors.length === 0) return { runs: [], decision: this.decide(input, []) };

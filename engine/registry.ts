@@ -4,12 +4,12 @@
  * docs/detectors.md.
  */
 import { loadLinearModel, modelEntry, type ModelEntry } from '../inference/runtime.ts';
-import type { ModelDispatcher } from '../workers/dispatcher.ts';
 import type { Detector } from './detector.ts';
 import { createPiiDetector } from './detectors/pii.ts';
 import { createPromptInjectionDetector } from './detectors/prompt-injection.ts';
 import { sensitivePathDetector } from './detectors/sensitive-path.ts';
 import { createToxicityDetector } from './detectors/toxicity.ts';
+import type { ModelClient } from './model-client.ts';
 
 /** Model ids the detectors use; the pool loads the `POOL_MODELS` in every thread. */
 export const MODEL_IDS = {
@@ -21,8 +21,8 @@ export const MODEL_IDS = {
 export const POOL_MODELS: readonly string[] = [MODEL_IDS.promptInjectionAccurate, MODEL_IDS.toxicity, MODEL_IDS.piiNer];
 
 export interface RegistryOptions {
-  /** The model pool, or null to serve in-process detectors only (every scan then takes the fast tier). */
-  dispatcher: ModelDispatcher | null;
+  /** Runs the pool's models, or null to serve in-process detectors only (every scan then takes the fast tier). */
+  models: ModelClient | null;
   /** Models the pool actually loaded (from warm-up); others count as unloaded. */
   loadedModels: readonly string[];
   modelsDir?: string;
@@ -61,7 +61,7 @@ export class DetectorRegistry {
 /** Builds every detector, loading the in-process model (sha256 checked). */
 export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
   const loaded = (id: string): ModelEntry | null =>
-    opts.dispatcher && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null;
+    opts.models && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null;
   const fast = loadLinearModel(modelEntry(MODEL_IDS.promptInjectionFast, opts.modelsDir), opts.modelsDir);
   const toxicity = modelEntry(MODEL_IDS.toxicity, opts.modelsDir);
   const toxicityLoaded = loaded(MODEL_IDS.toxicity) !== null;
@@ -69,11 +69,11 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
     createPromptInjectionDetector({
       fast,
       accurate: loaded(MODEL_IDS.promptInjectionAccurate),
-      dispatcher: opts.dispatcher,
+      models: opts.models,
       onFallback: (reason) => opts.observe?.fallback('prompt_injection', reason),
     }),
-    createPiiDetector(loaded(MODEL_IDS.piiNer), opts.dispatcher, (reason) => opts.observe?.fallback('pii', reason)),
-    createToxicityDetector(toxicity, toxicityLoaded ? opts.dispatcher : null, (reason) =>
+    createPiiDetector(loaded(MODEL_IDS.piiNer), opts.models, (reason) => opts.observe?.fallback('pii', reason)),
+    createToxicityDetector(toxicity, toxicityLoaded ? opts.models : null, (reason) =>
       opts.observe?.fallback('toxicity', reason),
     ),
     sensitivePathDetector,

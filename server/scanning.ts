@@ -89,7 +89,7 @@ export async function startScanning(
     logger.warn('WORKER_THREADS=0: no model pool; prompt injection runs the fast tier, toxicity and NER are off');
   }
   const registry = buildRegistry({
-    dispatcher,
+    models: dispatcher,
     loadedModels,
     modelsDir: config.MODELS_DIR,
     observe: { fallback: (detector, reason) => metrics.detectorFallbacks.inc({ detector, reason }) },

@@ -11,7 +11,7 @@ import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { Errors } from '../lib/errors.ts';
 import { newTimedId } from '../lib/ids.ts';
-import { PoolDeadlineError, PoolOverloadedError } from '../workers/dispatcher.ts';
+import { ModelDeadlineError, ModelOverloadedError } from '../engine/model-client.ts';
 import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
@@ -107,8 +107,8 @@ export async function createScan(
       { deadlineAt: Date.now() + deps.deadlineMs, onResult: meta.onResult },
     );
   } catch (err) {
-    if (err instanceof PoolOverloadedError) throw Errors.overloaded(err.retryAfterSeconds);
-    if (err instanceof PoolDeadlineError) throw Errors.scanDeadlineExceeded(deps.deadlineMs);
+    if (err instanceof ModelOverloadedError) throw Errors.overloaded(err.retryAfterSeconds);
+    if (err instanceof ModelDeadlineError) throw Errors.scanDeadlineExceeded(deps.deadlineMs);
     throw err;
   }
 

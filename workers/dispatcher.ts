@@ -5,36 +5,15 @@
  * enough to keep a thread busy for a while (a long document's windows) is split into one piece per
  * thread, so its latency is that of its share rather than of the whole.
  */
+import {
+  ModelDeadlineError,
+  ModelOverloadedError,
+  ModelUnavailableError,
+  type ModelClient,
+} from '../engine/model-client.ts';
 import type { Entity } from '../inference/runtime.ts';
 import type { TaskRunner } from './pool.ts';
 import type { InferencePart, ModelReply } from './protocol.ts';
-
-/** The queue is full: the caller answers 503 with Retry-After. */
-export class PoolOverloadedError extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super('the model worker queue is full');
-    this.name = 'PoolOverloadedError';
-  }
-}
-
-/** The request's deadline passed before its inference finished: the caller answers 504. */
-export class PoolDeadlineError extends Error {
-  constructor() {
-    super('the scan deadline passed while waiting for model inference');
-    this.name = 'PoolDeadlineError';
-  }
-}
-
-/** The model could not answer (not loaded, worker crashed, inference failed): the caller falls back. */
-export class ModelUnavailableError extends Error {
-  constructor(
-    readonly reason: 'model_not_loaded' | 'worker_crashed' | 'inference_failed' | 'pool_closed',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ModelUnavailableError';
-  }
-}
 
 export interface DispatcherObserver {
   /** A batch left the queue: how long its oldest request waited, and how many texts it carries. */
@@ -43,7 +22,7 @@ export interface DispatcherObserver {
 }
 
 export interface DispatcherOptions {
-  /** Requests allowed to wait; one more is refused with PoolOverloadedError. */
+  /** Requests allowed to wait; one more is refused with ModelOverloadedError. */
   maxQueue: number;
   /** Texts per inference task (micro-batch bound). */
   maxBatchTexts: number;
@@ -76,7 +55,7 @@ interface Pending {
 // dispatch stays O(1)-ish under a deep queue.
 const BATCH_LOOKAHEAD = 64;
 
-export class ModelDispatcher {
+export class ModelDispatcher implements ModelClient {
   private readonly queue: Pending[] = [];
   private inFlight = 0;
   private closed = false;
@@ -96,12 +75,12 @@ export class ModelDispatcher {
     return this.inFlight;
   }
 
-  /** Scores for each text. @throws PoolOverloadedError, PoolDeadlineError, ModelUnavailableError */
+  /** Scores for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError */
   classify(model: string, texts: string[], deadlineAt: number): Promise<number[]> {
     return this.enqueue('classify', model, texts, deadlineAt) as Promise<number[]>;
   }
 
-  /** Entities for each text. @throws PoolOverloadedError, PoolDeadlineError, ModelUnavailableError */
+  /** Entities for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError */
   entities(model: string, texts: string[], deadlineAt: number): Promise<Entity[][]> {
     return this.enqueue('entities', model, texts, deadlineAt) as Promise<Entity[][]>;
   }
@@ -147,7 +126,7 @@ export class ModelDispatcher {
     if (this.queue.length + pieces.length > this.opts.maxQueue) {
       this.opts.observer?.rejected('overloaded');
       // Roughly how long the queue takes to drain at one batch per thread per ~10 ms, at least 1 s.
-      return Promise.reject(new PoolOverloadedError(Math.max(1, Math.ceil(this.queue.length / (this.threads * 100)))));
+      return Promise.reject(new ModelOverloadedError(Math.max(1, Math.ceil(this.queue.length / (this.threads * 100)))));
     }
     if (pieces.length === 1) return this.wait(op, model, texts, deadlineAt, null);
     const group = {};
@@ -203,7 +182,7 @@ export class ModelDispatcher {
           this.opts.observer?.rejected('deadline');
           const i = this.queue.indexOf(p);
           if (i >= 0) this.queue.splice(i, 1);
-          this.settle(p, new PoolDeadlineError());
+          this.settle(p, new ModelDeadlineError());
         },
         Math.max(0, wait),
       );

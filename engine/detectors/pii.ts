@@ -5,10 +5,10 @@
  * model cannot answer, the regex items stand alone and the result carries a note.
  */
 import type { Entity, ModelEntry } from '../../inference/runtime.ts';
-import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
 import type { Detector, DetectorInput, DetectorResult, FindingItem, Thresholds } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
+import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { findPiiRegex } from './pii-regex.ts';
 import { round, windowsOf } from './scoring.ts';
 
@@ -24,7 +24,7 @@ const NER_MIN_CONFIDENCE = 0.5;
 
 export function createPiiDetector(
   ner: ModelEntry | null,
-  dispatcher: ModelDispatcher | null,
+  models: ModelClient | null,
   onUnavailable?: (reason: string) => void,
 ): Detector {
   return {
@@ -37,11 +37,11 @@ export function createPiiDetector(
     thresholds: PII_THRESHOLDS,
     frameworks: frameworksFor('pii'),
     detect(input) {
-      if (!ner || !dispatcher || input.text.text.trim() === '') return finish(findPiiRegex(input), []);
+      if (!ner || !models || input.text.text.trim() === '') return finish(findPiiRegex(input), []);
       const windows = windowsOf(input, ner.max_chars);
       // The NER request is queued now; the recognizers run in a microtask, once every detector of the
       // scan has queued its model requests, while the workers infer.
-      const entities = dispatcher.entities(
+      const entities = models.entities(
         ner.id,
         windows.map((w) => w.text),
         input.deadlineAt ?? Date.now() + 60_000,

@@ -5,10 +5,10 @@
  * fast and says so in the item's `source`.
  */
 import type { LinearModel, ModelEntry } from '../../inference/runtime.ts';
-import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
 import type { Detector, DetectorInput, DetectorResult, Thresholds } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
+import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { decodedViews, type TextView } from '../views.ts';
 import { best, itemFor, windowsOf, type Window } from './scoring.ts';
 
@@ -18,7 +18,8 @@ export interface PromptInjectionDeps {
   fast: LinearModel;
   /** The accurate model's manifest entry, or null when this deployment does not serve it. */
   accurate: ModelEntry | null;
-  dispatcher: ModelDispatcher | null;
+  /** Runs the accurate model (null: no model server; every scan takes the fast tier). */
+  models: ModelClient | null;
   /** Called when a scan fell back from accurate to fast (for metrics). */
   onFallback?(reason: string): void;
 }
@@ -55,13 +56,13 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     detect(input) {
       const views = decodedViews(input.text.text);
       if (input.tier === 'fast') return runFast(input, views);
-      if (!accurate || !deps.dispatcher) {
+      if (!accurate || !deps.models) {
         deps.onFallback?.('model_not_loaded');
         return runFast(input, views, `fallback_from=accurate;reason=model_not_loaded`);
       }
       const windows = windowsOf(input, accurate.max_chars, views);
       const source = `model:${accurate.id}@${accurate.version}`;
-      return deps.dispatcher
+      return deps.models
         .classify(
           accurate.id,
           windows.map((w) => w.text),

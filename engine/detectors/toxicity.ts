@@ -4,15 +4,15 @@
  * the scan goes on: a degraded detector never fails a scan.
  */
 import type { ModelEntry } from '../../inference/runtime.ts';
-import { ModelUnavailableError, type ModelDispatcher } from '../../workers/dispatcher.ts';
 import type { Detector, DetectorResult } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
+import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { best, itemFor, windowsOf } from './scoring.ts';
 
 export function createToxicityDetector(
   entry: ModelEntry,
-  dispatcher: ModelDispatcher | null,
+  models: ModelClient | null,
   onUnavailable?: (reason: string) => void,
 ): Detector {
   if (!entry.thresholds) throw new Error(`model ${entry.id} has no thresholds in the manifest`);
@@ -28,11 +28,11 @@ export function createToxicityDetector(
     thresholds,
     frameworks: frameworksFor('toxicity'),
     async detect(input): Promise<DetectorResult> {
-      if (!dispatcher)
+      if (!models)
         return { detector: 'toxicity', score: 0, items: [], note: 'model_unavailable;reason=model_not_loaded' };
       const windows = windowsOf(input, entry.max_chars);
       try {
-        const scores = await dispatcher.classify(
+        const scores = await models.classify(
           entry.id,
           windows.map((w) => w.text),
           input.deadlineAt ?? Date.now() + 60_000,

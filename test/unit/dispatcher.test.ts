@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ModelDispatcher,
-  ModelUnavailableError,
-  PoolDeadlineError,
-  PoolOverloadedError,
-} from '../../workers/dispatcher.ts';
+import { ModelDeadlineError, ModelOverloadedError, ModelUnavailableError } from '../../engine/model-client.ts';
+import { ModelDispatcher } from '../../workers/dispatcher.ts';
 import type { TaskRunner } from '../../workers/pool.ts';
 import type { ModelReply, ModelTask, PartReply } from '../../workers/protocol.ts';
 
@@ -132,8 +128,8 @@ describe('ModelDispatcher', () => {
     void d.classify('m', ['running'], later());
     void d.classify('m', ['queued'], later());
     const err = await d.classify('m', ['refused'], later()).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(PoolOverloadedError);
-    expect((err as PoolOverloadedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(err).toBeInstanceOf(ModelOverloadedError);
+    expect((err as ModelOverloadedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
   it('rejects a request whose deadline passes while it waits, and never runs it', async () => {
@@ -141,7 +137,7 @@ describe('ModelDispatcher', () => {
     const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 1 });
     void d.classify('m', ['busy'], later());
     const late = d.classify('m', ['late'], Date.now() + 20);
-    await expect(late).rejects.toBeInstanceOf(PoolDeadlineError);
+    await expect(late).rejects.toBeInstanceOf(ModelDeadlineError);
     runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
     await tick();
     expect(runner.tasks).toHaveLength(1);

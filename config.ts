@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { AllowList } from './services/webhooks/url-guard.ts';
+import { AllowList } from './lib/allow-list.ts';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])

@@ -16,6 +16,7 @@ import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
 import type { PolicyCache } from './policies.ts';
+import { shapeFinding } from './scan-findings.ts';
 import { scanDeliveries, type SubscriptionCache } from './webhooks/subscriptions.ts';
 
 export interface ScanDeps {
@@ -114,11 +115,7 @@ export async function createScan(
 
   const findings = outcome.runs
     .filter((r) => r.result.items.length > 0)
-    .map((r) => ({
-      detector: r.result.detector,
-      items: r.result.items,
-      frameworks: engine.registry.get(r.result.detector)!.frameworks,
-    }));
+    .map((r) => shapeFinding(engine.registry, r.result));
   // `notify` stays with the outcome (webhooks read it); the stored decision is what the API returns.
   const decision = shownDecision(outcome.decision);
   const scores: Record<string, number> = {};

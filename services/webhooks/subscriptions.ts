@@ -1,7 +1,7 @@
 /**
  * Webhooks: registration (with SSRF refusal), secrets (returned once, stored sealed), rotation with a
  * grace period, the deliveries list and redelivery, and the events a committed scan enqueues.
- * Sending is services/webhooks/delivery.ts. Every function takes the organization first.
+ * Sending is services/webhooks/pump.ts (envelope.ts, sender.ts). Every function takes the organization first.
  */
 import type { Clock } from '../../lib/clock.ts';
 import type { Keyring } from '../../lib/crypto.ts';
@@ -22,7 +22,8 @@ import type {
 import type { Actor } from '../api-keys.ts';
 import type { InvalidationBus } from '../invalidation-bus.ts';
 import { OrgCache } from '../org-cache.ts';
-import { checkWebhookUrl, type AllowList, type LookupAll } from './url-guard.ts';
+import type { AllowList } from '../../lib/allow-list.ts';
+import { checkWebhookUrl, type LookupAll } from './url-guard.ts';
 import { encryptSecret, mintWebhookSecret } from './secrets.ts';
 
 export interface WebhookDeps {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
-import { RETRY_SCHEDULE_MS } from '../../services/webhooks/delivery.ts';
+import { RETRY_SCHEDULE_MS } from '../../services/webhooks/pump.ts';
 import { buildOrg, call, isolatedDatabase, startTestApp, type TestApp } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { WebhookService } from '../support/webhook-service.ts';

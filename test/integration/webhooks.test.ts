@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { buildKeyring } from '../../lib/crypto.ts';
 import { verifyWebhookSignature } from '../../client/index.ts';
-import { RETRY_SCHEDULE_MS } from '../../services/webhooks/delivery.ts';
+import { RETRY_SCHEDULE_MS } from '../../services/webhooks/pump.ts';
 import { decryptSecret } from '../../services/webhooks/secrets.ts';
 import {
   buildApiKey,

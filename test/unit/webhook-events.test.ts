@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { envelope, RETRY_SCHEDULE_MS, scanEventData } from '../../services/webhooks/delivery.ts';
+import { envelope, scanEventData } from '../../services/webhooks/envelope.ts';
+import { RETRY_SCHEDULE_MS } from '../../services/webhooks/pump.ts';
 import { scanDeliveries, scanEventId } from '../../services/webhooks/subscriptions.ts';
 
 const scan = {

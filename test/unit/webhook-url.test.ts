@@ -1,12 +1,12 @@
 import type { LookupAddress, LookupAllOptions } from 'node:dns';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AllowList } from '../../lib/allow-list.ts';
+import { classifyAddress } from '../../services/webhooks/address-ranges.ts';
 import {
-  AllowList,
   assertConnectedAddressAllowed,
   checkWebhookUrl,
   checkWebhookUrlSyntax,
-  classifyAddress,
   isUrlRefusal,
   safeLookup,
   WebhookAddressRefusedError,

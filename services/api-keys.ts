@@ -2,6 +2,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import { Errors, type ScopeEscalationAction } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
+import { fetchPage, type Page } from '../lib/keyset-page.ts';
 import { hasScope } from '../lib/scopes.ts';
 import * as keys from '../store/api-keys.ts';
 import type { ApiKeyRow } from '../store/api-keys.ts';
@@ -25,6 +26,7 @@ export interface Actor {
   scopes?: readonly string[];
 }
 
+/** A validated create body (api/routes/api-keys/schema.ts checks it). */
 export interface CreateKeyInput {
   name: string;
   scopes: string[];
@@ -94,9 +96,8 @@ export async function listApiKeys(
   orgId: string,
   beforeId: string | undefined,
   limit: number,
-): Promise<{ rows: ApiKeyRow[]; more: boolean }> {
-  const rows = await keys.listApiKeys(deps.db, orgId, { beforeId, limit: limit + 1 });
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+): Promise<Page<ApiKeyRow>> {
+  return fetchPage(limit, (n) => keys.listApiKeys(deps.db, orgId, { beforeId, limit: n }));
 }
 
 /** @throws ProblemError 404 when the id is unknown in this organization. */

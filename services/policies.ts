@@ -25,6 +25,7 @@ import type { ScoredResult } from '../engine/decision.ts';
 import type { Clock } from '../lib/clock.ts';
 import { Errors } from '../lib/errors.ts';
 import { idFloor, newId } from '../lib/ids.ts';
+import { fetchPage, type Page } from '../lib/keyset-page.ts';
 import { insertManagementAudit } from '../store/audit.ts';
 import { withTransaction, type Db, type Queryable } from '../store/db.ts';
 import * as store from '../store/policies.ts';
@@ -186,9 +187,8 @@ export async function listPolicies(
   orgId: string,
   beforeId: string | undefined,
   limit: number,
-): Promise<{ rows: PolicyRow[]; more: boolean }> {
-  const rows = await store.listPolicies(db, orgId, { beforeId, limit: limit + 1 });
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+): Promise<Page<PolicyRow>> {
+  return fetchPage(limit, (n) => store.listPolicies(db, orgId, { beforeId, limit: n }));
 }
 
 async function takeDefault(tx: Queryable, orgId: string, id: string, actor: Actor, now: Date): Promise<void> {
@@ -400,6 +400,7 @@ export async function simulatePolicy(
   };
 }
 
+/** A validated backtest body (api/routes/policies/schema.ts checks it). */
 export interface BacktestInput {
   since: Date;
   until: Date;

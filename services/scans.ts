@@ -3,7 +3,6 @@
  * and read stored scans back. Routes call these; nothing here knows about HTTP.
  */
 import type { Metrics } from '../lib/metrics.ts';
-import type { CreateScanBody, ListScansQuery } from '../api/routes/scans/schema.ts';
 import { renderToolset } from '../engine/content.ts';
 import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
 import { shownDecision, type CompiledPolicy } from '../engine/policy.ts';
@@ -11,11 +10,13 @@ import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { Errors } from '../lib/errors.ts';
 import { newTimedId } from '../lib/ids.ts';
+import { fetchPage, type Page } from '../lib/keyset-page.ts';
 import { ModelDeadlineError, ModelOverloadedError } from '../engine/model-client.ts';
 import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
 import type { PolicyCache } from './policies.ts';
+import type { CreateScanInput, ListScansInput } from './scan-input.ts';
 import { shapeFinding } from './scan-findings.ts';
 import { scanDeliveries, type SubscriptionCache } from './webhooks/subscriptions.ts';
 
@@ -55,7 +56,7 @@ export function hashEndUserId(id: string): string {
 export async function checkScanRequest(
   deps: Pick<ScanDeps, 'engine' | 'policies'>,
   orgId: string,
-  body: CreateScanBody,
+  body: CreateScanInput,
 ): Promise<CompiledPolicy | null> {
   const { options } = body;
   if (options.detectors) {
@@ -73,7 +74,7 @@ export async function checkScanRequest(
 export async function createScan(
   deps: ScanDeps,
   orgId: string,
-  body: CreateScanBody,
+  body: CreateScanInput,
   meta: ScanMeta,
 ): Promise<ScanRow> {
   const { engine, clock } = deps;
@@ -160,27 +161,21 @@ export async function getScan(db: Db, orgId: string, id: string): Promise<ScanRo
   return row;
 }
 
+/** One page of the organization's scans, newest first; an `end_user_id` filter is hashed before the lookup. */
 export async function listScans(
   db: Db,
   orgId: string,
-  q: ListScansQuery,
+  q: ListScansInput,
   beforeId: string | undefined,
-): Promise<{ rows: ScanRow[]; more: boolean }> {
-  const rows = await listScanRows(
-    db,
-    orgId,
-    {
-      agent_id: q.agent_id,
-      session_id: q.session_id,
-      end_user_id_hash: q.end_user_id !== undefined ? hashEndUserId(q.end_user_id) : q.end_user_id_hash,
-      action: q.action,
-      surface: q.surface,
-      since: q.since,
-      until: q.until,
-    },
-    beforeId,
-    q.limit + 1,
-  );
-  const more = rows.length > q.limit;
-  return { rows: more ? rows.slice(0, q.limit) : rows, more };
+): Promise<Page<ScanRow>> {
+  const filters = {
+    agent_id: q.agent_id,
+    session_id: q.session_id,
+    end_user_id_hash: q.end_user_id !== undefined ? hashEndUserId(q.end_user_id) : q.end_user_id_hash,
+    action: q.action,
+    surface: q.surface,
+    since: q.since,
+    until: q.until,
+  };
+  return fetchPage(q.limit, (n) => listScanRows(db, orgId, filters, beforeId, n));
 }

@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Keyring } from '../../lib/crypto.ts';
 import { Errors } from '../../lib/errors.ts';
 import { newId, newTimedId } from '../../lib/ids.ts';
+import { fetchPage, type Page } from '../../lib/keyset-page.ts';
 import { insertManagementAudit } from '../../store/audit.ts';
 import { withTransaction, type Db, type Queryable } from '../../store/db.ts';
 import type { ScanRow } from '../../store/scans.ts';
@@ -26,6 +27,9 @@ import type { AllowList } from '../../lib/allow-list.ts';
 import { checkWebhookUrl, type LookupAll } from './url-guard.ts';
 import { encryptSecret, mintWebhookSecret } from './secrets.ts';
 
+// The stored vocabulary, for the route schemas (api/ reaches store/ through services only).
+export { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../../store/webhooks.ts';
+
 export interface WebhookDeps {
   db: Db;
   clock: Clock;
@@ -41,6 +45,7 @@ export interface WebhookDeps {
   onEnqueued?(): void;
 }
 
+/** A validated registration body (api/routes/webhooks/schema.ts checks it). */
 export interface CreateWebhookInput {
   url: string;
   events: WebhookEventType[];
@@ -114,9 +119,8 @@ export async function listWebhooks(
   orgId: string,
   beforeId: string | undefined,
   limit: number,
-): Promise<{ rows: WebhookRow[]; more: boolean }> {
-  const rows = await store.listWebhooks(deps.db, orgId, beforeId, limit + 1);
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+): Promise<Page<WebhookRow>> {
+  return fetchPage(limit, (n) => store.listWebhooks(deps.db, orgId, beforeId, n));
 }
 
 /** @throws ProblemError 404 `webhooks.not_found`. */
@@ -186,10 +190,9 @@ export async function listDeliveries(
   f: { status?: DeliveryStatus | undefined; since?: Date | undefined },
   beforeId: string | undefined,
   limit: number,
-): Promise<{ rows: DeliveryRow[]; more: boolean }> {
+): Promise<Page<DeliveryRow>> {
   await getWebhook(deps, orgId, webhookId);
-  const rows = await store.listDeliveries(deps.db, orgId, webhookId, f, beforeId, limit + 1);
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+  return fetchPage(limit, (n) => store.listDeliveries(deps.db, orgId, webhookId, f, beforeId, n));
 }
 
 /**

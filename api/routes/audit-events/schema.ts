@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACTIONS, SURFACES } from '../../../engine/detector.ts';
-import { AUDIT_KINDS, AUDIT_RESOURCE_TYPES } from '../../../store/audit.ts';
+import { AUDIT_KINDS, AUDIT_RESOURCE_TYPES, type ListAuditEventsInput } from '../../../services/audit.ts';
 import { instant, shortString, windowInOrder } from '../../fields.ts';
 import { pageQueryUpTo } from '../../pagination.ts';
 
@@ -21,5 +21,8 @@ export const listAuditEventsQuery = pageQueryUpTo(AUDIT_PAGE_MAX)
     until: instant.optional(),
   })
   .refine(windowInOrder, { path: ['until'], message: 'must be after since' });
+
+// A validated query is what services/audit.ts declares: this stops compiling when the two drift.
+listAuditEventsQuery satisfies z.ZodType<ListAuditEventsInput>;
 
 export type ListAuditEventsQuery = z.infer<typeof listAuditEventsQuery>;

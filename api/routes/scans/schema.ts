@@ -7,6 +7,7 @@ import {
   TOOLSET_SCHEMA_MAX_DEPTH,
 } from '../../../engine/content.ts';
 import { ACTIONS, SURFACES, TIERS } from '../../../engine/detector.ts';
+import type { CreateScanInput, ListScansInput } from '../../../services/scan-input.ts';
 import { instant, shortString as short, windowInOrder } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
 
@@ -74,6 +75,7 @@ export function createScanBody(maxChars: number) {
     tools: z.array(tool).min(1, 'must list at least one tool').max(1000, 'must list at most 1000 tools'),
   });
 
+  // A validated body is what services/scan-input.ts declares: `satisfies` stops compiling when the two drift.
   return z
     .strictObject({
       kind: z.enum(['content', 'toolset']),
@@ -102,7 +104,7 @@ export function createScanBody(maxChars: number) {
           message: `renders to more than ${maxChars} characters of text`,
         });
       }
-    });
+    }) satisfies z.ZodType<CreateScanInput>;
 }
 
 export type CreateScanBody = z.infer<ReturnType<typeof createScanBody>>;
@@ -127,5 +129,8 @@ export const listScansQuery = pageQuery
     message: 'give end_user_id or end_user_id_hash, not both',
   })
   .refine(windowInOrder, { path: ['until'], message: 'must be after since' });
+
+// A validated query is what services/scan-input.ts declares: this stops compiling when the two drift.
+listScansQuery satisfies z.ZodType<ListScansInput>;
 
 export type ListScansQuery = z.infer<typeof listScansQuery>;

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { ULID_BODY } from '../../../lib/ids.ts';
-import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../../../store/webhooks.ts';
+import {
+  DELIVERY_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+  type CreateWebhookInput,
+} from '../../../services/webhooks/subscriptions.ts';
 import { instant } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
 
@@ -26,6 +30,9 @@ export const createWebhookBody = z.strictObject({
   description: z.string().max(500, 'must be at most 500 characters').optional(),
   include_content: z.boolean().default(false),
 });
+
+// A validated body is what services/webhooks/subscriptions.ts declares: this stops compiling when the two drift.
+createWebhookBody satisfies z.ZodType<CreateWebhookInput>;
 
 export const rotateSecretBody = z.strictObject({
   grace_seconds: z

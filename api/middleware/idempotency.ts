@@ -1,9 +1,15 @@
 import type { NextFunction, Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
-import { seal, unseal } from '../../lib/crypto.ts';
 import { Errors } from '../../lib/errors.ts';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.ts';
+import {
+  claimKey,
+  openReplay,
+  recordResponse,
+  releaseKey,
+  type IdempotencyDeps,
+  type IdempotencyKeyRef,
+} from '../../services/idempotency.ts';
 import type { Db } from '../../store/db.ts';
 
 /** Set on `res.locals.idempotency` for a claimed key: how a streaming handler stores or gives up its replay. */
@@ -13,17 +19,7 @@ export interface IdempotencyHandle {
 }
 
 const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
-// A claim whose process died is taken over after this long (only by the same request).
-const LOCK_MS = 60_000;
 const REPLAYED_HEADERS = ['content-type', 'location'];
-
-/**
- * The AES-GCM associated data of a stored replay: it opens only for this organization, principal and
- * key (the key last: it is the one free-form part).
- */
-export function replayBinding(orgId: string, principalId: string, key: string): string {
-  return `idempotency/${orgId}/${principalId}/${key}`;
-}
 
 /**
  * `Idempotency-Key` on POST: the first request with a key runs and its response (any status below
@@ -35,6 +31,7 @@ export function replayBinding(orgId: string, principalId: string, key: string): 
  * `idempotency.request_in_progress`. A 5xx releases the key so a retry runs afresh.
  */
 export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buffer) {
+  const deps: IdempotencyDeps = { db, clock, ttlHours, sealKey };
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('idempotency-key');
     if (key === undefined || !req.principal) return next();
@@ -46,32 +43,22 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
       .update(`${req.method} ${req.originalUrl}\n`)
       .update(req.rawBody ?? Buffer.alloc(0))
       .digest();
-    const now = clock.now();
-    const claim = await claimIdempotencyKey(
-      db,
-      orgId,
-      key,
-      principalId,
-      fingerprint,
-      now,
-      new Date(now.getTime() + LOCK_MS),
-      new Date(now.getTime() + ttlHours * 3_600_000),
-    );
+    const ref: IdempotencyKeyRef = { orgId, key, principalId };
+    const claim = await claimKey(deps, ref, fingerprint);
     if (claim.kind === 'foreign') return next(Errors.idempotencyKeyReused(claim.legacy ? 'unbound' : 'credential'));
     if (claim.kind === 'mismatch') return next(Errors.idempotencyKeyReused('request'));
     if (claim.kind === 'in_progress') return next(Errors.idempotencyInProgress());
-    const aad = replayBinding(orgId, principalId, key);
     if (claim.kind === 'replay') {
       for (const [h, v] of Object.entries(claim.response.headers)) res.setHeader(h, v);
       res.setHeader('Idempotent-Replayed', 'true');
       // Every record a principal owns was sealed (records stored in clear predate binding: never replayed).
-      res.status(claim.response.status).end(unseal(sealKey, claim.response.body, aad));
+      res.status(claim.response.status).end(openReplay(deps, ref, claim.response.body));
       return;
     }
     // One place stores or releases this claim, for send() and for streaming handlers alike.
     const store = (status: number, headers: Record<string, string>, bytes: Buffer) =>
-      completeIdempotencyKey(db, orgId, key, principalId, { status, headers, body: seal(sealKey, bytes, aad) });
-    const release = () => releaseIdempotencyKey(db, orgId, key, principalId);
+      recordResponse(deps, ref, status, headers, bytes);
+    const release = () => releaseKey(deps, ref);
 
     // Claimed: store the response before it leaves, so an acknowledged request is always replayable.
     const send = res.send.bind(res);

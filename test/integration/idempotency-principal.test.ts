@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replayBinding } from '../../api/middleware/idempotency.ts';
+import { replayBinding } from '../../services/idempotency.ts';
 import { buildKeyring, unseal } from '../../lib/crypto.ts';
 import {
   buildApiKey,

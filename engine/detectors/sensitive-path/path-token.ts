@@ -27,7 +27,7 @@ export function grow(text: string, start: number, end: number, right: boolean, f
   return [s, e];
 }
 
-/** The OS a path token names: macOS for its own roots, else the rule's OS, else a guess from the path's root or separators. */
+/** The OS a path names: macOS for its own roots, else the rule's OS, else a guess from its root or separators. */
 export function inferOs(token: string, os: PathOs): PathOs {
   // macOS shares the Unix layout, so its own roots override a Unix rule's guess.
   if (/^(?:~|\/Users\/[^/]+)?\/(?:private|Library)\//.test(token)) return 'macos';

@@ -6,7 +6,7 @@ import type { ProblemError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Redis } from '../lib/redis.ts';
 import type { ApiKeyDeps } from '../services/api-keys.ts';
-import type { PolicyDeps } from '../services/policies.ts';
+import type { PolicyDeps } from '../services/policies/deps.ts';
 import type { Authenticator } from '../services/authenticator.ts';
 import type { Principal } from '../services/principal.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';

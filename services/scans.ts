@@ -15,7 +15,7 @@ import { ModelDeadlineError, ModelOverloadedError } from '../engine/model-client
 import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
-import type { PolicyCache } from './policies.ts';
+import type { PolicyCache } from './policies/cache.ts';
 import type { CreateScanInput, ListScansInput } from './scan-input.ts';
 import { shapeFinding } from './scan-findings.ts';
 import { scanDeliveries, type SubscriptionCache } from './webhooks/subscriptions.ts';

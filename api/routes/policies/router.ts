@@ -1,15 +1,15 @@
 import type { Request } from 'express';
 import { parseIdParam } from '../../../lib/ids.ts';
+import { backtestPolicy } from '../../../services/policies/backtest.ts';
+import type { PolicyDeps } from '../../../services/policies/deps.ts';
 import {
-  backtestPolicy,
   createPolicy,
   deletePolicy,
   getPolicy,
   listPolicies,
   replacePolicy,
-  simulatePolicy,
-  type PolicyDeps,
-} from '../../../services/policies.ts';
+} from '../../../services/policies/manage.ts';
+import { simulatePolicy } from '../../../services/policies/simulate.ts';
 import type { AppServices } from '../../context.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';

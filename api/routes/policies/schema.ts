@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ACTIONS, SURFACES } from '../../../engine/detector.ts';
 import { completeDetectorConfig, CONTEXT_FIELDS, type DetectorCatalog } from '../../../engine/policy.ts';
 import { ULID_BODY } from '../../../lib/ids.ts';
-import type { BacktestInput, PolicyInput } from '../../../services/policies.ts';
+import type { BacktestInput } from '../../../services/policies/backtest.ts';
+import type { PolicyInput } from '../../../services/policies/manage.ts';
 import { pageQuery } from '../../pagination.ts';
 
 /** Bounds of a policy body (the spec's, and ours where it is silent; docs/policies.md). */
@@ -207,7 +208,7 @@ const toolList = z
  */
 export function policyBody(catalog: DetectorCatalog) {
   const detectors = new Set(catalog.names);
-  // A validated body is what services/policies.ts declares: `satisfies` stops compiling when the two drift.
+  // A validated body is what services/policies/manage.ts declares: `satisfies` stops compiling when the two drift.
   return z
     .strictObject({
       name: z
@@ -324,5 +325,5 @@ export const backtestBody = z
   })
   .refine((b) => b.since < b.until, { path: ['until'], message: 'must be after since' });
 
-// A validated body is what services/policies.ts declares: this stops compiling when the two drift.
+// A validated body is what services/policies/backtest.ts declares: this stops compiling when the two drift.
 backtestBody satisfies z.ZodType<BacktestInput>;

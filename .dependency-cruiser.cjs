@@ -1,6 +1,6 @@
 /**
  * The layering of the code, checked by `npm test` (`npm run lint:deps`).
- * docs/ARCHITECTURE.md explains each folder; docs/decisions/0007-layout.md the reasons.
+ * docs/ARCHITECTURE.md explains each folder; docs/decisions/0005-layout.md the reasons.
  *
  * Serving code is a stack of folders: each may import the folders below it, never one above.
  * Dev tools (training/, benchmarks/, test/) stand on top of the stack and serving code never imports them.

@@ -2,9 +2,9 @@
  * In-process latency of the serving path (one core): `node --import tsx benchmarks/inference.ts`.
  * Uses generated text (no datasets needed). Reports min, median and p99 over repeated runs. ONNX text
  * classifiers score a 1,000-character text the way the engine does: its windows of the model's
- * `max_chars` (overlap min(200, max_chars / 4)) in one `scoreBatch`.
+ * `max_chars` (engine/chunk.ts: chunkTexts) in one `scoreBatch`.
  */
-import { chunkRanges } from '../engine/chunk.ts';
+import { chunkTexts } from '../engine/chunk.ts';
 import { injectionHardNegativesEval } from '../training/data/hard-negatives.ts';
 import { piiSynthEval } from '../training/data/pii-synth.ts';
 import { syntheticInjections } from '../training/data/synthetic-injections.ts';
@@ -71,9 +71,7 @@ console.log(
 for (const id of ['pi-accurate', 'toxicity']) {
   const clf = await loadOnnxClassifier(modelEntry(id));
   const max = clf.entry.max_chars;
-  const windows = t1000.map((t) =>
-    chunkRanges(t, max, Math.min(200, Math.floor(max / 4))).map((c) => t.slice(c.start, c.end)),
-  );
+  const windows = t1000.map((t) => chunkTexts(t, max));
   let k = 0;
   const single = await timeIt(() => clf.scoreBatch(windows[k++ % windows.length] as string[]), 500);
   let b = 0;

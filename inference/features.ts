@@ -267,28 +267,6 @@ export class TextFeaturizer {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Chunking (what the engine is expected to do with long inputs; used for evaluation/training)
-
-/** Splits `text` into pieces of at most `maxChars`, preferring whitespace boundaries. */
-export function chunkText(text: string, maxChars: number): string[] {
-  if (text.length <= maxChars) return [text];
-  const out: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    let end = Math.min(i + maxChars, text.length);
-    if (end < text.length) {
-      const ws = text.lastIndexOf(' ', end);
-      const nl = text.lastIndexOf('\n', end);
-      const cut = Math.max(ws, nl);
-      if (cut > i + maxChars / 2) end = cut + 1;
-    }
-    out.push(text.slice(i, end));
-    i = end;
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Token classification
 
 export interface Token {

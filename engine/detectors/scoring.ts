@@ -2,7 +2,7 @@
  * Shared by the classifier detectors: score every chunk (and decoded view) of the normalised text
  * with one model call, and report the best-scoring window as the finding's span.
  */
-import { chunkRanges } from '../chunk.ts';
+import { CHUNK_OVERLAP, chunkOverlap, chunkRanges } from '../chunk.ts';
 import type { DetectorInput, FindingItem } from '../detector.ts';
 import type { TextView } from '../views.ts';
 
@@ -14,9 +14,6 @@ export interface Window {
   view?: TextView['encoding'];
 }
 
-/** Overlap between model windows: long enough to hold a whole injected instruction. */
-export const CHUNK_OVERLAP = 200;
-
 /**
  * The model windows of a text: overlapping chunks of the normalised text, then chunks of each decoded
  * view. An encoded run that has a decoded view is blanked (same length, so offsets hold) in the main
@@ -26,11 +23,12 @@ export const CHUNK_OVERLAP = 200;
 export function windowsOf(input: DetectorInput, maxChars: number, views: readonly TextView[] = []): Window[] {
   let text = input.text.text;
   for (const v of views) text = text.slice(0, v.start) + ' '.repeat(v.end - v.start) + text.slice(v.end);
-  const out: Window[] = chunkRanges(text, maxChars, Math.min(CHUNK_OVERLAP, Math.floor(maxChars / 4))).map((c) => ({
+  const out: Window[] = chunkRanges(text, maxChars, chunkOverlap(maxChars)).map((c) => ({
     text: text.slice(c.start, c.end),
     start: c.start,
     end: c.end,
   }));
+  // A decoded view's windows overlap by the whole CHUNK_OVERLAP, whatever maxChars (as served since views came in).
   for (const v of views) {
     for (const c of chunkRanges(v.text, maxChars, CHUNK_OVERLAP))
       out.push({ text: v.text.slice(c.start, c.end), start: v.start, end: v.end, view: v.encoding });

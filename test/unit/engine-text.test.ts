@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkRanges } from '../../engine/chunk.ts';
+import { CHUNK_OVERLAP, chunkOverlap, chunkRanges, chunkTexts } from '../../engine/chunk.ts';
 import { actionFor, decideByThresholds } from '../../engine/decision.ts';
 import { normalize } from '../../engine/normalize.ts';
 import { renderToolset, imageProblem } from '../../engine/content.ts';
@@ -68,6 +68,19 @@ describe('chunkRanges', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('chunkTexts', () => {
+  it('is the text of each model window: overlap CHUNK_OVERLAP, at most a quarter of the window', () => {
+    const text = 'word '.repeat(1000);
+    for (const max of [333, 460, 2000]) {
+      const ranges = chunkRanges(text, max, Math.min(CHUNK_OVERLAP, Math.floor(max / 4)));
+      expect(chunkTexts(text, max)).toEqual(ranges.map((c) => text.slice(c.start, c.end)));
+    }
+    expect(chunkOverlap(2000)).toBe(200);
+    expect(chunkOverlap(460)).toBe(115);
+    expect(chunkTexts('short', 2000)).toEqual(['short']);
   });
 });
 

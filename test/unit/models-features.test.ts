@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  chunkText,
   hashString,
   TextFeaturizer,
   textFeaturizerConfig,
@@ -80,16 +79,6 @@ describe('hashed text features', () => {
 
   it('hashString separates seeds', () => {
     expect(hashString(1, 'abc')).not.toBe(hashString(2, 'abc'));
-  });
-});
-
-describe('chunkText', () => {
-  it('splits at whitespace into pieces of at most maxChars that rejoin to the input', () => {
-    const text = 'word '.repeat(1000);
-    const chunks = chunkText(text, 333);
-    expect(chunks.join('')).toBe(text);
-    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(333);
-    expect(chunkText('short', 2000)).toEqual(['short']);
   });
 });
 

@@ -1,7 +1,8 @@
 /** Shared pieces of the training scripts: manifest updates, logging, classifier data and evaluation. */
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chunkText, TextFeaturizer } from '../../inference/features.ts';
+import { chunkTexts } from '../../engine/chunk.ts';
+import { TextFeaturizer } from '../../inference/features.ts';
 import { binaryMetrics, chooseThresholds, rocAuc, type Thresholds } from '../metrics.ts';
 import { MODELS_DIR, type ModelEntry } from '../../inference/runtime.ts';
 import { sha256Hex } from '../data/datasets.ts';
@@ -75,10 +76,10 @@ export function buildTrainingSet(
   const items: { chunks: string[]; label: number; family: string }[] = [];
   for (const e of examples) {
     if (e.label === 0)
-      for (const c of chunkText(e.text, maxChars)) items.push({ chunks: [c], label: 0, family: e.family });
+      for (const c of chunkTexts(e.text, maxChars)) items.push({ chunks: [c], label: 0, family: e.family });
     else
       items.push({
-        chunks: chunkText(e.text.length > posCapChars ? e.text.slice(0, posCapChars) : e.text, maxChars),
+        chunks: chunkTexts(e.text.length > posCapChars ? e.text.slice(0, posCapChars) : e.text, maxChars),
         label: 1,
         family: e.family,
       });
@@ -141,7 +142,7 @@ export async function chunkedScores(
   };
   for (let i = 0; i < texts.length; i++) {
     out[i] = 0;
-    for (const c of chunkText(texts[i] as string, maxChars)) {
+    for (const c of chunkTexts(texts[i] as string, maxChars)) {
       batch.push(c);
       owner.push(i);
       if (batch.length >= 64) await flush();

@@ -1,4 +1,5 @@
 /** The model card of `pi-accurate` (written by `pi-accurate.ts` from the run's numbers). */
+import { chunkOverlap } from '../../engine/chunk.ts';
 import { INJECTION_HELDOUT_FAMILIES } from '../data/datasets.ts';
 import type { TransformerConfig } from '../transformer.ts';
 import { reportMarkdown, type EvalReport } from './common.ts';
@@ -141,7 +142,7 @@ Decision: ${c.int8Decision}.
 ${variantRows.join('\n')}
 
 Latency: one thread, a 1,000-character text = the engine's ${shipped.latency.windows} windows (${hp.maxChars} chars, overlap
-${Math.min(200, Math.floor(hp.maxChars / 4))}) in one \`scoreBatch\`, tokenization included (${shipped.latency.tokenize_ms_per_1000_chars} ms per 1,000 chars, cold cache).
+${chunkOverlap(hp.maxChars)}) in one \`scoreBatch\`, tokenization included (${shipped.latency.tokenize_ms_per_1000_chars} ms per 1,000 chars, cold cache).
 
 ### Ensemble with pi-fast
 mean(pi-accurate, pi-fast), each the max over its own windows, on the same held-out rows, thresholds

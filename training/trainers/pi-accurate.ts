@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chunkRanges } from '../../engine/chunk.ts';
+import { chunkTexts } from '../../engine/chunk.ts';
 import { INJECTION_HELDOUT_FAMILIES, sha256Hex } from '../data/datasets.ts';
 import { binaryMetrics, fitTemperature, thresholdForFpr } from '../metrics.ts';
 import { exportTransformerOnnx } from '../onnx-io.ts';
@@ -173,9 +173,7 @@ function recallAtFpr(val: Example[], valScores: number[], hardScores: number[]):
 async function latencies(clfs: TextClassifier[]): Promise<Latency[]> {
   const pool = data.val.map((e) => e.text).join(' ');
   const texts = Array.from({ length: 64 }, (_, i) => pool.slice(i * 1000, (i + 1) * 1000));
-  const windows = texts.map((t) =>
-    chunkRanges(t, MAX_CHARS, Math.min(200, Math.floor(MAX_CHARS / 4))).map((c) => t.slice(c.start, c.end)),
-  );
+  const windows = texts.map((t) => chunkTexts(t, MAX_CHARS));
   for (let i = 0; i < 100; i++) for (const c of clfs) await c.scoreBatch(windows[i % 64] as string[]);
   const ms = clfs.map((): number[] => []);
   for (let i = 0; i < 1500; i++) {

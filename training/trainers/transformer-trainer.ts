@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chunkText } from '../../inference/features.ts';
+import { chunkTexts } from '../../engine/chunk.ts';
 import { mulberry32, shuffleInPlace, type Rng } from '../prng.ts';
 import { paramShapes, type TransformerConfig, type TransformerParams } from '../transformer.ts';
 import { tokenRows, type WordPieceTokenizer } from '../../inference/wordpiece.ts';
@@ -77,7 +77,7 @@ export function buildTokenTrainingSet(
   const items: Item[] = [];
   let rows = 0;
   for (const e of examples) {
-    const windows = chunkText(e.text, o.maxChars);
+    const windows = chunkTexts(e.text, o.maxChars);
     if (e.label === 0) {
       for (const w of windows) {
         for (const r of tokenRows(tok.encode(w), cfg.max_tokens, o.rowOverlapTokens))

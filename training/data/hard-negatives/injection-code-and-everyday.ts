@@ -15,7 +15,7 @@ export const CODE_AND_EVERYDAY_TEMPLATES: Template[] = [
   },
   {
     category: 'code',
-    make: (r) =>
+    make: () =>
       `Why does this fail? \n\n\`\`\`python\nimport os\npassword = os.environ["DB_PASSWORD"]\nconn = connect(host="db", user="app", password=password)\n\`\`\`\nIt says KeyError: 'DB_PASSWORD'.`,
   },
   {
@@ -25,7 +25,7 @@ export const CODE_AND_EVERYDAY_TEMPLATES: Template[] = [
   },
   {
     category: 'code',
-    make: (r) =>
+    make: () =>
       `Can you add a unit test for this function?\n\nfunction buildPrompt(instructions, userInput) {\n  return instructions + "\\n\\nUser: " + userInput;\n}`,
   },
   {
@@ -44,7 +44,7 @@ export const CODE_AND_EVERYDAY_TEMPLATES: Template[] = [
   },
   {
     category: 'code',
-    make: (r) =>
+    make: () =>
       `// TODO: override the default timeout, ignore retries for idempotent requests\nconst client = new HttpClient({ timeoutMs: 5000, retries: 0 });`,
   },
   // other everyday texts with trigger words
@@ -55,7 +55,7 @@ export const CODE_AND_EVERYDAY_TEMPLATES: Template[] = [
   { category: 'misc', make: (r) => `What is the secret to a crispy crust on ${p(foods, r)}?` },
   {
     category: 'misc',
-    make: (r) =>
+    make: () =>
       `My kids want to play "Simon says" where you must follow every instruction that starts with "Simon says". Can you give me 10 fun commands?`,
   },
   {

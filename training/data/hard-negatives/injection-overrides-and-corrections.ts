@@ -16,10 +16,10 @@ export const OVERRIDE_AND_CORRECTION_TEMPLATES: Template[] = [
     category: 'override',
     make: (r) => `How can I bypass the cache when fetching data in ${p(frameworks, r)} during development?`,
   },
-  { category: 'override', make: (r) => `How do I enable developer mode on an Android phone to turn on USB debugging?` },
+  { category: 'override', make: () => `How do I enable developer mode on an Android phone to turn on USB debugging?` },
   {
     category: 'override',
-    make: (r) => `In CSS, how do I override a style set by a third-party library without using !important everywhere?`,
+    make: () => `In CSS, how do I override a style set by a third-party library without using !important everywhere?`,
   },
   {
     category: 'override',
@@ -32,14 +32,14 @@ export const OVERRIDE_AND_CORRECTION_TEMPLATES: Template[] = [
   },
   {
     category: 'override',
-    make: (r) => `How do I run a command as administrator in PowerShell without opening a new window?`,
+    make: () => `How do I run a command as administrator in PowerShell without opening a new window?`,
   },
   {
     category: 'override',
-    make: (r) =>
+    make: () =>
       `Our CI pipeline should skip the deploy step on forks. How do I override the job rules in the YAML file?`,
   },
-  { category: 'override', make: (r) => `Explain sudo vs su on Linux and when root access is actually necessary.` },
+  { category: 'override', make: () => `Explain sudo vs su on Linux and when root access is actually necessary.` },
   {
     category: 'override',
     make: (r) =>
@@ -58,7 +58,7 @@ export const OVERRIDE_AND_CORRECTION_TEMPLATES: Template[] = [
   },
   {
     category: 'correction',
-    make: (r) =>
+    make: () =>
       `Scratch that last request, I found the file myself. Could you instead check the numbers in the second table?`,
   },
   {
@@ -86,7 +86,7 @@ export const OVERRIDE_AND_CORRECTION_TEMPLATES: Template[] = [
   },
   {
     category: 'correction',
-    make: (r) =>
+    make: () =>
       `Correction to my previous note: the new password policy applies only to contractors, not to full-time staff.`,
   },
 ];

@@ -20,7 +20,7 @@ export const ROLEPLAY_AND_SECURITY_TEMPLATES: Template[] = [
   { category: 'roleplay', make: (r) => `Can we play ${p(games, r)}? You go first.` },
   {
     category: 'roleplay',
-    make: (r) =>
+    make: () =>
       `For our D&D campaign, play the role of a shopkeeper who sells potions. Stay in character and keep answers short.`,
   },
   {
@@ -35,7 +35,7 @@ export const ROLEPLAY_AND_SECURITY_TEMPLATES: Template[] = [
   },
   {
     category: 'roleplay',
-    make: (r) => `Pretend to be a customer who is unhappy with a late delivery so I can practise my support replies.`,
+    make: () => `Pretend to be a customer who is unhappy with a late delivery so I can practise my support replies.`,
   },
   {
     category: 'roleplay',
@@ -59,11 +59,11 @@ export const ROLEPLAY_AND_SECURITY_TEMPLATES: Template[] = [
   },
   {
     category: 'security',
-    make: (r) => `How does SQL injection differ from prompt injection? Give a defensive example for each.`,
+    make: () => `How does SQL injection differ from prompt injection? Give a defensive example for each.`,
   },
   {
     category: 'security',
-    make: (r) =>
+    make: () =>
       `Attackers often write phrases like "ignore previous instructions" into web pages. How can a retrieval pipeline detect such text before it reaches the model?`,
   },
   {
@@ -82,17 +82,17 @@ export const ROLEPLAY_AND_SECURITY_TEMPLATES: Template[] = [
   },
   {
     category: 'security',
-    make: (r) =>
+    make: () =>
       `Explain the DAN jailbreak phenomenon from a research perspective: why did it work, and what did vendors change afterwards?`,
   },
   {
     category: 'security',
-    make: (r) =>
+    make: () =>
       `Is it a good idea to tell the model in the system prompt to refuse requests that try to override its rules, or should that be handled by a separate classifier?`,
   },
   {
     category: 'security',
-    make: (r) =>
+    make: () =>
       `Our penetration test report lists "weak password policy" and "missing rate limiting". Which should we fix first?`,
   },
 ];

@@ -10,7 +10,6 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Keyring } from '../lib/crypto.ts';
 import { CursorCodec } from '../lib/cursor.ts';
-import type { Logger } from '../lib/logger.ts';
 import { createMetrics, type Metrics } from '../lib/metrics.ts';
 import type { ApiKeyDeps } from '../services/api-keys.ts';
 import { Authenticator } from '../services/authenticator.ts';

@@ -84,6 +84,7 @@ export class EmbeddedPostgres {
       if (now !== null) return this.handle(state, now, false, runAs);
       throw new Error(
         `embedded PostgreSQL failed to start (see ${path.join(state.clusterDir, 'embedded.log')}): ${errorText(err)}`,
+        { cause: err },
       );
     }
     this.log(`embedded PostgreSQL started on 127.0.0.1:${port} (${state.clusterDir})`);
@@ -194,7 +195,7 @@ export class EmbeddedPostgres {
         { ...(runAs ?? {}), env: { ...process.env, LC_ALL: 'C' } },
       );
     } catch (err) {
-      throw new Error(`embedded PostgreSQL initdb failed: ${errorText(err)}`);
+      throw new Error(`embedded PostgreSQL initdb failed: ${errorText(err)}`, { cause: err });
     } finally {
       await rm(pwfile, { force: true });
     }
@@ -270,6 +271,7 @@ export class EmbeddedPostgres {
     } catch (err) {
       throw new Error(
         `running as root, and the postgres system user is missing and could not be created: ${errorText(err)}`,
+        { cause: err },
       );
     }
     const created = await lookup();

@@ -103,6 +103,7 @@ export function checkWebhookUrlSyntax(
   if (raw.length > MAX_WEBHOOK_URL_LENGTH)
     return refuse('too_long', `The URL is ${raw.length} characters long; the limit is ${MAX_WEBHOOK_URL_LENGTH}`);
   // The URL parser silently drops tabs, newlines and surrounding spaces; what is stored must be what was sent.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (/[\u0000-\u0020\u007f]/.test(raw))
     return refuse('malformed', 'The URL contains whitespace or control characters');
   let url: URL;

@@ -53,7 +53,7 @@ async function expectRefusedFor(
   try {
     expectProblem(res, 403, 'auth.insufficient_scope');
   } catch (err) {
-    throw new Error(`${what}: ${(err as Error).message}`);
+    throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
   }
   expect(res.body.required_scope, what).toBe(scope);
   expect(res.body.detail, what).toContain(`'${scope}'`);

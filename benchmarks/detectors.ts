@@ -7,7 +7,9 @@
 import { createMetrics } from '../lib/metrics.ts';
 import { chunkTexts } from '../engine/chunk.ts';
 import { normalize } from '../engine/normalize.ts';
-import { loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from '../inference/runtime.ts';
+import { modelEntry } from '../inference/manifest.ts';
+import { loadOnnxClassifier } from '../inference/text-classifier.ts';
+import { loadOnnxTokenClassifier } from '../inference/token-classifier.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startScanning } from '../server/scanning.ts';
 import { textOf } from './fixtures.ts';

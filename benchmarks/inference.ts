@@ -8,8 +8,11 @@ import { chunkTexts } from '../engine/chunk.ts';
 import { injectionHardNegativesEval } from '../training/data/hard-negatives.ts';
 import { piiSynthEval } from '../training/data/pii-synth.ts';
 import { syntheticInjections } from '../training/data/synthetic-injections.ts';
-import { TextFeaturizer, type TextFeaturizerConfig } from '../inference/features.ts';
-import { loadLinearModel, loadOnnxClassifier, loadOnnxTokenClassifier, modelEntry } from '../inference/runtime.ts';
+import { TextFeaturizer, type TextFeaturizerConfig } from '../inference/text-features.ts';
+import { loadLinearModel } from '../inference/linear-model.ts';
+import { modelEntry } from '../inference/manifest.ts';
+import { loadOnnxClassifier } from '../inference/text-classifier.ts';
+import { loadOnnxTokenClassifier } from '../inference/token-classifier.ts';
 
 const pool = [
   ...injectionHardNegativesEval(400, 1).map((h) => h.text),

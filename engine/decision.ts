@@ -3,7 +3,8 @@
  * blocked, `> flag_above` → flagged, `> warn_above` → warned); the most severe wins, ties going to
  * the higher score. The whole decision when no policy applies; step 3 of a policy's (engine/policy.ts).
  */
-import type { Action, DetectorResult, Thresholds } from './detector.ts';
+import type { Thresholds } from '../inference/manifest.ts';
+import type { Action, DetectorResult } from './detector.ts';
 
 export interface Decision {
   action: Action;

@@ -4,6 +4,7 @@
  * never throws to say "unsafe"). Spans are in the ORIGINAL text's UTF-16 offsets (the engine maps
  * them back from the normalised text through `NormalizedText.toOriginal`).
  */
+import type { Thresholds } from '../inference/manifest.ts';
 import type { NormalizedText } from './normalize.ts';
 
 export const SURFACES = [
@@ -41,12 +42,6 @@ export interface Frameworks {
   owasp_agentic: string[];
   owasp_llm: string[];
   mitre_atlas: string[];
-}
-
-export interface Thresholds {
-  warn_above: number;
-  flag_above: number;
-  block_above: number;
 }
 
 export type DetectorCategory = 'prompt_injection' | 'pii' | 'toxicity' | 'sensitive_path' | 'policy';

@@ -3,7 +3,7 @@
  * texts, by model id, before a deadline. workers/dispatcher.ts implements it with the thread pool; the
  * engine sees only this interface and the three errors below, which say what went wrong, not where.
  */
-import type { Entity } from '../inference/runtime.ts';
+import type { Entity } from '../inference/token-classifier.ts';
 
 /** Runs a named model over texts. Every call may throw the errors below. */
 export interface ModelClient {

@@ -10,7 +10,8 @@
  * `observe` mode never blocks: the caller gets `allowed` (`observe_mode`), and the decision carries
  * the would-be action as `observed_action` / `observed_reason`.
  */
-import type { Action, Thresholds } from './detector.ts';
+import type { Thresholds } from '../inference/manifest.ts';
+import type { Action } from './detector.ts';
 import { decideByThresholds, type Decision, type ScoredResult } from './decision.ts';
 
 export type ContextField = 'agent_id' | 'session_id' | 'mcp_server';

@@ -3,7 +3,8 @@
  * `detectors/`, a line here, a test table, a manifest entry if it has a model, and a line in
  * docs/detectors.md.
  */
-import { loadLinearModel, modelEntry, type ModelEntry } from '../inference/runtime.ts';
+import { loadLinearModel } from '../inference/linear-model.ts';
+import { modelEntry, type ModelEntry } from '../inference/manifest.ts';
 import type { Detector } from './detector.ts';
 import { createPiiDetector } from './detectors/pii.ts';
 import { createPromptInjectionDetector } from './detectors/prompt-injection.ts';

@@ -1,4 +1,5 @@
 /** Evaluation metrics and threshold selection for binary classifiers ("positive" = score > t). */
+import type { Thresholds } from '../inference/manifest.ts';
 
 export interface BinaryMetrics {
   n: number;
@@ -95,12 +96,6 @@ export function thresholdForFpr(negScores: ArrayLike<number>, maxFpr: number): n
   const allowed = Math.floor(maxFpr * s.length);
   if (s.length === 0) return 0;
   return s[Math.min(allowed, s.length - 1)] as number;
-}
-
-export interface Thresholds {
-  warn_above: number;
-  flag_above: number;
-  block_above: number;
 }
 
 export interface ThresholdPolicy {

@@ -11,7 +11,7 @@ import {
   ModelUnavailableError,
   type ModelClient,
 } from '../engine/model-client.ts';
-import type { Entity } from '../inference/runtime.ts';
+import type { Entity } from '../inference/token-classifier.ts';
 import type { TaskRunner } from './pool.ts';
 import type { InferencePart, ModelReply } from './protocol.ts';
 

@@ -3,13 +3,9 @@
  * onnxruntime-node session per model per thread), then answers inference tasks in batches.
  */
 import { workerData } from 'piscina';
-import {
-  loadOnnxClassifier,
-  loadOnnxTokenClassifier,
-  modelEntry,
-  type TextClassifier,
-  type TokenClassifier,
-} from '../inference/runtime.ts';
+import { modelEntry } from '../inference/manifest.ts';
+import { loadOnnxClassifier, type TextClassifier } from '../inference/text-classifier.ts';
+import { loadOnnxTokenClassifier, type TokenClassifier } from '../inference/token-classifier.ts';
 import {
   CRASH_MARKER,
   type InferencePart,

@@ -3,7 +3,7 @@
  * boundary as classes, so a worker answers `{ok: false, code, message}` and the main thread
  * rebuilds a typed error (STYLE.md).
  */
-import type { Entity } from '../inference/runtime.ts';
+import type { Entity } from '../inference/token-classifier.ts';
 
 /** One model's share of an inference task. */
 export interface InferencePart {

@@ -4,8 +4,9 @@
  * NER model for PERSON and LOCATION/ADDRESS. Regex items win where the two overlap. When the NER
  * model cannot answer, the regex items stand alone and the result carries a note.
  */
-import type { Entity, ModelEntry } from '../../inference/runtime.ts';
-import type { Detector, DetectorInput, DetectorResult, FindingItem, Thresholds } from '../detector.ts';
+import type { ModelEntry, Thresholds } from '../../inference/manifest.ts';
+import type { Entity } from '../../inference/token-classifier.ts';
+import type { Detector, DetectorInput, DetectorResult, FindingItem } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
 import { ModelUnavailableError, type ModelClient } from '../model-client.ts';

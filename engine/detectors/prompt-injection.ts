@@ -4,8 +4,9 @@
  * When the accurate model cannot answer (not loaded, worker crashed), the scan retries once with
  * fast and says so in the item's `source`.
  */
-import type { LinearModel, ModelEntry } from '../../inference/runtime.ts';
-import type { Detector, DetectorInput, DetectorResult, Thresholds } from '../detector.ts';
+import type { LinearModel } from '../../inference/linear-model.ts';
+import type { ModelEntry, Thresholds } from '../../inference/manifest.ts';
+import type { Detector, DetectorInput, DetectorResult } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
 import { ModelUnavailableError, type ModelClient } from '../model-client.ts';

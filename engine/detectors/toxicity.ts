@@ -3,7 +3,7 @@
  * the detector reports score 0 with a note (there is no second toxicity model to fall back to) and
  * the scan goes on: a degraded detector never fails a scan.
  */
-import type { ModelEntry } from '../../inference/runtime.ts';
+import type { ModelEntry } from '../../inference/manifest.ts';
 import type { Detector, DetectorResult } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';

@@ -1,4 +1,5 @@
-import type { Action, Thresholds } from '../../engine/detector.ts';
+import type { Action } from '../../engine/detector.ts';
+import type { Thresholds } from '../../inference/manifest.ts';
 import { compilePolicy, enforcedDecision, type Condition } from '../../engine/policy.ts';
 import { idFloor } from '../../lib/ids.ts';
 import type { ScanRow } from '../../store/scans.ts';

@@ -1,4 +1,5 @@
-import type { Action, Thresholds } from '../../engine/detector.ts';
+import type { Action } from '../../engine/detector.ts';
+import type { Thresholds } from '../../inference/manifest.ts';
 import {
   compilePolicy,
   evaluatePolicy,

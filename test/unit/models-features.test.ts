@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  hashString,
-  TextFeaturizer,
-  textFeaturizerConfig,
-  tokenize,
-  TokenFeaturizer,
-  tokenFeaturizerConfig,
-} from '../../inference/features.ts';
+import { hashString } from '../../inference/hashing.ts';
+import { TextFeaturizer, textFeaturizerConfig } from '../../inference/text-features.ts';
+import { tokenize, TokenFeaturizer, tokenFeaturizerConfig } from '../../inference/token-features.ts';
 
 const cfg = textFeaturizerConfig(1 << 16, 4096);
 

@@ -5,15 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { bagMlpForward } from '../../training/bag-mlp.ts';
 import { injectionHardNegativesEval, toxicityHardNegativesEval } from '../../training/data/hard-negatives.ts';
 import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
-import {
-  TextFeaturizer,
-  tokenize,
-  TokenFeaturizer,
-  type TextFeaturizerConfig,
-  type TokenFeaturizerConfig,
-} from '../../inference/features.ts';
+import { TextFeaturizer, type TextFeaturizerConfig } from '../../inference/text-features.ts';
+import { tokenize, TokenFeaturizer, type TokenFeaturizerConfig } from '../../inference/token-features.ts';
 import { importBagMlpOnnx } from '../../training/onnx-io.ts';
-import { loadOnnxClassifier, MODELS_DIR, modelEntry } from '../../inference/runtime.ts';
+import { MODELS_DIR, modelEntry } from '../../inference/manifest.ts';
+import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 
 /** ~50 varied texts: generated benign/attack sentences, long text, Unicode, near-empty. */
 function texts(): string[] {

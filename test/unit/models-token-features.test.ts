@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { hashString } from '../../inference/hashing.ts';
 import {
-  hashString,
   tokenize,
   TokenFeaturizer,
   tokenFeaturizerConfig,
   wordShapes,
   type Token,
-} from '../../inference/features.ts';
+} from '../../inference/token-features.ts';
 import { piiSynthEval } from '../../training/data/pii-synth.ts';
 
 /*

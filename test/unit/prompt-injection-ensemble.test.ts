@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createPromptInjectionDetector } from '../../engine/detectors/prompt-injection.ts';
 import type { ModelClient } from '../../engine/model-client.ts';
 import { normalize } from '../../engine/normalize.ts';
-import { loadLinearModel, modelEntry } from '../../inference/runtime.ts';
+import { loadLinearModel } from '../../inference/linear-model.ts';
+import { modelEntry } from '../../inference/manifest.ts';
 
 // The real fast model and manifest; the pool's answer is fixed so the combination can be checked exactly.
 const fast = loadLinearModel(modelEntry('pi-fast'));

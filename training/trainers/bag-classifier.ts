@@ -1,8 +1,9 @@
 /** Training + export + evaluation of an embedding-bag MLP text classifier (pi-accurate, toxicity). */
-import { TextFeaturizer, textFeaturizerConfig, type TextFeaturizerConfig } from '../../inference/features.ts';
+import { TextFeaturizer, textFeaturizerConfig, type TextFeaturizerConfig } from '../../inference/text-features.ts';
 import type { HardNegative } from '../data/hard-negatives.ts';
 import { exportBagMlpOnnx } from '../onnx-io.ts';
-import { loadOnnxClassifier, type ModelEntry, type TextClassifier } from '../../inference/runtime.ts';
+import type { ModelEntry } from '../../inference/manifest.ts';
+import { loadOnnxClassifier, type TextClassifier } from '../../inference/text-classifier.ts';
 import {
   buildTrainingSet,
   chunkedScores,

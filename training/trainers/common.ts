@@ -2,9 +2,9 @@
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chunkTexts } from '../../engine/chunk.ts';
-import { TextFeaturizer } from '../../inference/features.ts';
-import { binaryMetrics, chooseThresholds, rocAuc, type Thresholds } from '../metrics.ts';
-import { MODELS_DIR, type ModelEntry } from '../../inference/runtime.ts';
+import { TextFeaturizer } from '../../inference/text-features.ts';
+import { binaryMetrics, chooseThresholds, rocAuc } from '../metrics.ts';
+import { MODELS_DIR, type ModelEntry, type Thresholds } from '../../inference/manifest.ts';
 import { sha256Hex } from '../data/datasets.ts';
 import { Csr } from './trainers.ts';
 

@@ -68,7 +68,7 @@ export function piAccurateCard(c: CardInput): string {
   return `# pi-accurate ${c.version} — prompt injection, accurate tier
 
 **Task:** binary text classification (benign / injection or jailbreak). **Runtime:** \`onnx\`
-(onnxruntime-node via \`inference/runtime.ts\` \`loadOnnxClassifier\`, featurizer \`wordpiece-v1\`).
+(onnxruntime-node via \`inference/text-classifier.ts\` \`loadOnnxClassifier\`, featurizer \`wordpiece-v1\`).
 **Files:** \`model.onnx\` (${c.shipped}, ${(shipped.bytes / 1e6).toFixed(2)} MB, opset 17, IR 8) and \`tokenizer.json\`
 (both sha256-checked at load). **Training data sha256:** \`${c.data.dataSha256}\`. Seed ${c.seed}.
 

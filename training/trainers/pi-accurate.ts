@@ -14,14 +14,9 @@ import { chunkTexts } from '../../engine/chunk.ts';
 import { INJECTION_HELDOUT_FAMILIES, sha256Hex } from '../data/datasets.ts';
 import { binaryMetrics, fitTemperature, thresholdForFpr } from '../metrics.ts';
 import { exportTransformerOnnx } from '../onnx-io.ts';
-import {
-  loadLinearModel,
-  loadOnnxClassifier,
-  MODELS_DIR,
-  modelEntry,
-  type ModelEntry,
-  type TextClassifier,
-} from '../../inference/runtime.ts';
+import { loadLinearModel } from '../../inference/linear-model.ts';
+import { MODELS_DIR, modelEntry, type ModelEntry } from '../../inference/manifest.ts';
+import { loadOnnxClassifier, type TextClassifier } from '../../inference/text-classifier.ts';
 import { parameterCount, transformerConfig } from '../transformer.ts';
 import { trainWordPiece, WordPieceTokenizer } from '../../inference/wordpiece.ts';
 import {

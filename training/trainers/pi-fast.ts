@@ -2,8 +2,9 @@
  * Trains `pi-fast`: prompt-injection logistic regression over hashed text features, served
  * in-process (runtime js-linear). Run from the repo root: `npm run train:pi-fast`.
  */
-import { textFeaturizerConfig, TextFeaturizer } from '../../inference/features.ts';
-import { loadLinearModel, type ModelEntry } from '../../inference/runtime.ts';
+import { textFeaturizerConfig, TextFeaturizer } from '../../inference/text-features.ts';
+import { loadLinearModel } from '../../inference/linear-model.ts';
+import type { ModelEntry } from '../../inference/manifest.ts';
 import {
   chunkedScores,
   evaluateBinary,
@@ -110,11 +111,11 @@ writeCard(
   `# pi-fast ${VERSION} — prompt injection, fast tier
 
 **Task:** binary text classification (benign / injection or jailbreak). **Runtime:** \`js-linear\`, pure
-TypeScript in-process (\`inference/runtime.ts\` \`loadLinearModel\`). **File:** \`weights.bin\`
+TypeScript in-process (\`inference/linear-model.ts\` \`loadLinearModel\`). **File:** \`weights.bin\`
 (${written.bytes} bytes: little-endian float32 weights[${cfg.buckets}] then the bias).
 
 ## Method
-Logistic regression over hashed features (\`inference/features.ts\`, \`hashed-text-v1\`): lowercased word
+Logistic regression over hashed features (\`inference/text-features.ts\`, \`hashed-text-v1\`): lowercased word
 unigrams and bigrams plus character 3–5-grams of each word with boundary markers, FNV-1a hashed into
 2^${BITS} buckets (small enough to stay in the CPU cache: that is what makes it fast), each feature valued
 1/sqrt(number of features). Trained with mini-batch Adam (batch 32, lr ${opts.lr} decaying linearly to

@@ -15,9 +15,10 @@ import {
 } from '../data/datasets.ts';
 import { piiStructuredEval, piiStructuredTrain } from '../data/pii-structured.ts';
 import { piiSynthEval, piiSynthTrain } from '../data/pii-synth.ts';
-import { tokenize, TokenFeaturizer, tokenFeaturizerConfig, type Token } from '../../inference/features.ts';
+import { tokenize, TokenFeaturizer, tokenFeaturizerConfig, type Token } from '../../inference/token-features.ts';
 import { exportBagMlpOnnx } from '../onnx-io.ts';
-import { loadOnnxTokenClassifier, type Entity, type ModelEntry } from '../../inference/runtime.ts';
+import type { ModelEntry } from '../../inference/manifest.ts';
+import { loadOnnxTokenClassifier, type Entity } from '../../inference/token-classifier.ts';
 import { makeLogger, upsertManifestEntry, writeCard, writeModelFile } from './common.ts';
 import { Csr, trainBagMlp } from './trainers.ts';
 
@@ -142,7 +143,7 @@ const entry: ModelEntry = {
     embedding_dim: DIM,
     output: 'probs [T, C] = softmax(relu(bag + b0) @ W + b)',
     decoding:
-      'see decodeEntities in inference/runtime.ts: argmax per token; glue punctuation bridged; runs of non-O tokens split at line breaks or between confident tokens with different labels, each segment one entity with the label of largest summed probability; punctuation trimmed at ends; confidence = mean token max-prob',
+      'see decodeEntities in inference/token-classifier.ts: argmax per token; glue punctuation bridged; runs of non-O tokens split at line breaks or between confident tokens with different labels, each segment one entity with the label of largest summed probability; punctuation trimmed at ends; confidence = mean token max-prob',
   } as unknown as Record<string, unknown>,
   labels: NER_LABELS,
   max_chars: MAX_CHARS,
@@ -270,7 +271,7 @@ writeCard(
   `# pii-ner ${VERSION} — person / location / organization / address entities (v0)
 
 **Task:** token classification, labels ${NER_LABELS.map((l) => `\`${l}\``).join(', ')}. **Runtime:** \`onnx\`
-(onnxruntime-node, \`inference/runtime.ts\` \`loadOnnxTokenClassifier\`, which returns entities with UTF-16
+(onnxruntime-node, \`inference/token-classifier.ts\` \`loadOnnxTokenClassifier\`, which returns entities with UTF-16
 offsets into each input text). **File:** \`model.onnx\` (${(written.bytes / 1e6).toFixed(1)} MB, opset 13, IR 8).
 
 Label choice: LOCATION = source LOCATION + GPE (cities, countries, regions); ADDRESS = STREET_ADDRESS kept

@@ -1,0 +1,80 @@
+/**
+ * `models/manifest.json`: the models this repository serves, each pinned by id, version, file and
+ * sha256, with its featurizer parameters, labels, window length (`max_chars`) and default thresholds.
+ * Every loader reads its file through {@link readVerified}, which checks the sha256 against the entry.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** A detector's score levels: above `warn_above` it warns, above `flag_above` it flags, above `block_above` it blocks. */
+export interface Thresholds {
+  warn_above: number;
+  flag_above: number;
+  block_above: number;
+}
+
+export interface ModelEntry {
+  id: string;
+  version: string;
+  task: 'text-classification' | 'token-classification';
+  runtime: 'js-linear' | 'onnx';
+  file: string;
+  sha256: string;
+  featurizer: Record<string, unknown>;
+  labels: string[];
+  max_chars: number;
+  /** Subword vocabulary file of `wordpiece-v1` models, hash-checked like the model file. */
+  tokenizer?: { file: string; sha256: string };
+  /**
+   * The detector's score is the mean of this model's score and model `with`'s score (each the max over
+   * its own windows); `thresholds` then apply to that mean.
+   */
+  combine?: { with: string; method: 'mean' };
+  thresholds?: Thresholds;
+  metrics?: Record<string, unknown>;
+}
+
+/** Absolute path of the artifacts directory (`models/` at the repository root). */
+export const MODELS_DIR: string = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');
+
+/** The manifest's model entries. @throws when the file is missing or has no `models` array */
+export function readManifest(dir: string = MODELS_DIR): { models: ModelEntry[] } {
+  const raw = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { models?: unknown };
+  if (!raw || !Array.isArray(raw.models)) throw new Error(`${path.join(dir, 'manifest.json')}: no "models" array`);
+  return { models: raw.models as ModelEntry[] };
+}
+
+/** One model's entry. @throws when the manifest does not list it */
+export function modelEntry(id: string, dir: string = MODELS_DIR): ModelEntry {
+  const e = readManifest(dir).models.find((m) => m.id === id);
+  if (!e) throw new Error(`model "${id}" is not in ${path.join(dir, 'manifest.json')}`);
+  return e;
+}
+
+/** A model file (or its tokenizer) is not the one the manifest pins. */
+export class ModelIntegrityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelIntegrityError';
+  }
+}
+
+/** Reads the model file (or another file of the entry) and checks its sha256 against the manifest entry. @throws ModelIntegrityError */
+export function readVerified(entry: ModelEntry, dir: string, asset: { file: string; sha256: string } = entry): Buffer {
+  const file = path.resolve(dir, asset.file);
+  const bytes = readFileSync(file);
+  const got = createHash('sha256').update(bytes).digest('hex');
+  if (got !== asset.sha256) {
+    throw new ModelIntegrityError(`model "${entry.id}": sha256 of ${file} is ${got}, manifest says ${asset.sha256}`);
+  }
+  return bytes;
+}
+
+/** @throws when the entry is not of the task and runtime the loader serves */
+export function checkKind(entry: ModelEntry, task: ModelEntry['task'], runtime: ModelEntry['runtime']): void {
+  if (entry.task !== task || entry.runtime !== runtime) {
+    throw new Error(`model "${entry.id}" is ${entry.task}/${entry.runtime}, expected ${task}/${runtime}`);
+  }
+}

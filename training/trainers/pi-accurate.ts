@@ -10,9 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chunkTexts } from '../../engine/chunk.ts';
 import { INJECTION_HELDOUT_FAMILIES, sha256Hex } from '../data/datasets.ts';
-import { binaryMetrics, fitTemperature, thresholdForFpr } from '../metrics.ts';
+import { fitTemperature } from '../metrics.ts';
 import { exportTransformerOnnx } from '../onnx-io.ts';
 import { loadLinearModel } from '../../inference/linear-model.ts';
 import { MODELS_DIR, modelEntry, type ModelEntry } from '../../inference/manifest.ts';
@@ -27,10 +26,9 @@ import {
   upsertManifestEntry,
   writeCard,
   writeModelFile,
-  type EvalReport,
-  type Example,
 } from './common.ts';
 import { loadInjectionData } from './injection-data.ts';
+import { chooseInt8, latencies, recallAtFpr, type Latency, type Variant } from './pi-accurate-eval.ts';
 import { piAccurateCard } from './pi-accurate-card.ts';
 import { buildTokenTrainingSet, runKeyOf, trainTransformer } from './transformer-trainer.ts';
 
@@ -133,67 +131,6 @@ function entryFor(bytes: Uint8Array, name: string): ModelEntry {
   };
 }
 
-interface Variant {
-  name: 'float32' | 'int8';
-  bytes: number;
-  report: EvalReport;
-  valScores: number[];
-  hardScores: number[];
-  recallAtFpr: Record<string, number>;
-  latency: Latency;
-}
-interface Latency {
-  p50_ms: number;
-  p99_ms: number;
-  windows: number;
-  tokenize_ms_per_1000_chars: number;
-}
-
-const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
-function recallAtFpr(val: Example[], valScores: number[], hardScores: number[]): Record<string, number> {
-  const neg = [...valScores.filter((_, i) => (val[i] as Example).label === 0), ...hardScores];
-  const pos = valScores.filter((_, i) => (val[i] as Example).label === 1);
-  const out: Record<string, number> = {};
-  for (const f of [0.01, 0.02, 0.05]) {
-    const t = thresholdForFpr(neg, f);
-    out[`fpr_${f}`] = r4(pos.filter((s) => s > t).length / pos.length);
-  }
-  return out;
-}
-
-/**
- * 1,000-character texts scored the way the engine does (its windows: max_chars, overlap), one
- * `scoreBatch` each, the classifiers interleaved call by call so that machine noise hits both alike.
- */
-async function latencies(clfs: TextClassifier[]): Promise<Latency[]> {
-  const pool = data.val.map((e) => e.text).join(' ');
-  const texts = Array.from({ length: 64 }, (_, i) => pool.slice(i * 1000, (i + 1) * 1000));
-  const windows = texts.map((t) => chunkTexts(t, MAX_CHARS));
-  for (let i = 0; i < 100; i++) for (const c of clfs) await c.scoreBatch(windows[i % 64] as string[]);
-  const ms = clfs.map((): number[] => []);
-  for (let i = 0; i < 1500; i++) {
-    for (let k = 0; k < clfs.length; k++) {
-      const j = (i + k) % clfs.length; // alternate which goes first
-      const a = process.hrtime.bigint();
-      await (clfs[j] as TextClassifier).scoreBatch(windows[i % 64] as string[]);
-      (ms[j] as number[]).push(Number(process.hrtime.bigint() - a) / 1e6);
-    }
-  }
-  const fresh = new WordPieceTokenizer(tokCfg);
-  const a = process.hrtime.bigint();
-  for (const t of texts) fresh.encode(t);
-  const tokMs = Number(process.hrtime.bigint() - a) / 1e6 / texts.length;
-  return ms.map((m) => {
-    m.sort((x, y) => x - y);
-    return {
-      p50_ms: r4(m[Math.floor(m.length * 0.5)] as number),
-      p99_ms: r4(m[Math.floor(m.length * 0.99)] as number),
-      windows: r4(windows.reduce((s2, w) => s2 + w.length, 0) / windows.length),
-      tokenize_ms_per_1000_chars: r4(tokMs),
-    };
-  });
-}
-
 async function evaluate(
   name: Variant['name'],
   bytes: Uint8Array,
@@ -250,37 +187,18 @@ for (const name of ['head.w', 'head.b']) {
 const fp32 = exportTransformerOnnx(CONFIG, calibrated, meta);
 const int8 = exportTransformerOnnx(CONFIG, calibrated, { ...meta, int8: true });
 const evaluated = [await evaluate('float32', fp32), await evaluate('int8', int8)];
-const lat = await latencies(evaluated.map((v) => v.clf));
-const variants: Variant[] = evaluated.map(({ clf, ...v }, i) => ({ ...v, latency: lat[i] as Latency }));
+const lat = await latencies(
+  evaluated.map((v) => v.clf),
+  data.val.map((e) => e.text),
+  MAX_CHARS,
+  tokCfg,
+);
+const variants: Variant[] = evaluated.map(({ clf: _clf, ...v }, i) => ({ ...v, latency: lat[i] as Latency }));
 for (const v of evaluated) await v.clf.release();
 for (const v of variants) log(`${v.name} latency, 1,000 chars: ${JSON.stringify(v.latency)}`);
 const [f32v, i8v] = variants as [Variant, Variant];
 
-/** int8 scores at the float32 thresholds: the decisions a deployment would see change by this much. */
-function atThresholds(
-  v: Variant,
-  t: EvalReport['thresholds'],
-): { recall_flag: number; fpr_flag: number; recall_warn: number; fpr_warn: number } {
-  const labels = [...data.val.map((e) => e.label), ...data.hardEval.map(() => 0)];
-  const scores = [...v.valScores, ...v.hardScores];
-  const at = (th: number) => binaryMetrics(scores, labels, th);
-  return {
-    recall_flag: at(t.flag_above).recall,
-    fpr_flag: at(t.flag_above).fpr,
-    recall_warn: at(t.warn_above).recall,
-    fpr_warn: at(t.warn_above).fpr,
-  };
-}
-const i8AtF32 = atThresholds(i8v, f32v.report.thresholds);
-const f32AtF32 = atThresholds(f32v, f32v.report.thresholds);
-const int8Holds =
-  (f32v.report.overall.roc_auc ?? 0) - (i8v.report.overall.roc_auc ?? 0) <= 0.005 &&
-  Math.abs(i8AtF32.recall_flag - f32AtF32.recall_flag) <= 0.01 &&
-  Math.abs(i8AtF32.fpr_flag - f32AtF32.fpr_flag) <= 0.01;
-// int8 under ORT's `all` level no longer matches the float32 reference exactly: worth it only when clearly faster
-const int8Faster = i8v.latency.p50_ms <= 0.95 * f32v.latency.p50_ms;
-const SHIP_INT8 = FORCE_INT8 !== undefined ? FORCE_INT8 === '1' : int8Holds && int8Faster;
-const int8Decision = `int8 ${int8Holds ? 'keeps' : 'does not keep'} the metrics (AUC ${i8v.report.overall.roc_auc} vs ${f32v.report.overall.roc_auc}; at the float32 flag threshold recall ${i8AtF32.recall_flag} vs ${f32AtF32.recall_flag}, FPR ${i8AtF32.fpr_flag} vs ${f32AtF32.fpr_flag}) and is ${int8Faster ? 'faster' : 'not faster'} (p50 ${i8v.latency.p50_ms} vs ${f32v.latency.p50_ms} ms): ${SHIP_INT8 ? 'int8' : 'float32'} ships${FORCE_INT8 !== undefined ? ' (forced by PI_ACC_INT8)' : ''}`;
+const { shipInt8: SHIP_INT8, decision: int8Decision, i8AtF32 } = chooseInt8(f32v, i8v, heldLabels, FORCE_INT8);
 log(int8Decision);
 
 // 4. the ensemble mean(pi-accurate, pi-fast) on the same held-out rows (each model with its own windows)

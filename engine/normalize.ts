@@ -110,6 +110,7 @@ const HOMOGLYPHS: Record<string, string> = {
 };
 
 // Anything outside printable ASCII may need work; pure ASCII (the common case) is returned as is.
+// eslint-disable-next-line no-control-regex -- tab, LF and CR are the control characters plain text may hold
 const NEEDS_WORK = /[^\x09\x0A\x0D\x20-\x7E]/;
 const COMBINING = /\p{M}/u;
 

@@ -109,6 +109,7 @@ async function score(p: Parsed): Promise<Out> {
   if (p.text === null)
     return detector === 'pii' ? { spans: [], error: p.error } : { score: 0, detected: false, error: p.error };
   const outcome = await scanning.engine.scan(
+    // eslint-disable-next-line no-control-regex -- NUL is what this replaces
     { surface, text: p.text.replace(/\u0000/g, '\uFFFD'), tier, detectors: [detector] },
     { deadlineAt: Date.now() + 600_000 },
   );

@@ -53,7 +53,10 @@ export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): nu
   );
   let pos = 0;
   let neg = 0;
-  for (let i = 0; i < labels.length; i++) (labels[i] as number) === 1 ? pos++ : neg++;
+  for (let i = 0; i < labels.length; i++) {
+    if ((labels[i] as number) === 1) pos++;
+    else neg++;
+  }
   if (pos === 0 || neg === 0) return null;
   let rankSum = 0;
   let i = 0;

@@ -26,7 +26,7 @@ export function readJsonl<T>(file: string): T[] {
     try {
       out.push(JSON.parse(line) as T);
     } catch (e) {
-      throw new Error(`${file}:${lineNo}: ${(e as Error).message}`);
+      throw new Error(`${file}:${lineNo}: ${(e as Error).message}`, { cause: e });
     }
   }
   return out;

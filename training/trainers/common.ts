@@ -110,7 +110,10 @@ export function buildTrainingSet(
   groups[items.length] = csr.rows;
   let wp = 0;
   let wn = 0;
-  for (let i = 0; i < items.length; i++) labels[i] === 1 ? (wp += weights[i] as number) : (wn += weights[i] as number);
+  for (let i = 0; i < items.length; i++) {
+    if (labels[i] === 1) wp += weights[i] as number;
+    else wn += weights[i] as number;
+  }
   const total = items.length;
   for (let i = 0; i < items.length; i++)
     weights[i] = (weights[i] as number) * (labels[i] === 1 ? total / 2 / wp : total / 2 / wn);

@@ -261,18 +261,27 @@ const VIN_VALUES: Readonly<Record<string, number>> = {
 };
 const VIN_WEIGHTS = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2] as const;
 
-/** ISO 3779 / 49 CFR 565 check digit (position 9). */
-export function vinCheckDigitValid(vin: string): boolean {
-  if (vin.length !== 17) return false;
+/**
+ * ISO 3779 / 49 CFR 565 check digit of a 17-character VIN ('0'–'9' or 'X'; position 9 itself has
+ * weight 0), or null when a character is not one a VIN may hold. Also used to generate training VINs.
+ */
+export function vinCheckDigit(vin: string): string | null {
+  if (vin.length !== 17) return null;
   let sum = 0;
   for (let i = 0; i < 17; i++) {
     const ch = vin[i]!;
     const v = ch >= '0' && ch <= '9' ? ch.charCodeAt(0) - 48 : VIN_VALUES[ch];
-    if (v === undefined) return false;
+    if (v === undefined) return null;
     sum += v * VIN_WEIGHTS[i]!;
   }
   const rem = sum % 11;
-  return vin[8] === (rem === 10 ? 'X' : String(rem));
+  return rem === 10 ? 'X' : String(rem);
+}
+
+/** Whether position 9 of a VIN holds its check digit. */
+export function vinCheckDigitValid(vin: string): boolean {
+  const digit = vinCheckDigit(vin);
+  return digit !== null && vin[8] === digit;
 }
 
 /** ABA routing-number checksum: 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) ≡ 0 (mod 10). */

@@ -9,6 +9,7 @@
 import { fakerDE, fakerEN_GB, fakerEN_US, fakerES, fakerFR, fakerIT, fakerNL, type Faker } from '@faker-js/faker';
 import { mulberry32, pick, type Rng } from '../prng.ts';
 import type { PiiSpan } from './datasets.ts';
+import { vinCheckDigit } from '../../engine/detectors/pii-patterns.ts';
 
 export interface StructuredSentence {
   text: string;
@@ -51,42 +52,12 @@ const LABEL: Record<Slot, string> = {
 };
 
 const VIN_CHARS = 'ABCDEFGHJKLMNPRSTUVWXYZ0123456789';
-const VIN_VALUES: Record<string, number> = {
-  A: 1,
-  B: 2,
-  C: 3,
-  D: 4,
-  E: 5,
-  F: 6,
-  G: 7,
-  H: 8,
-  J: 1,
-  K: 2,
-  L: 3,
-  M: 4,
-  N: 5,
-  P: 7,
-  R: 9,
-  S: 2,
-  T: 3,
-  U: 4,
-  V: 5,
-  W: 6,
-  X: 7,
-  Y: 8,
-  Z: 9,
-};
-const VIN_WEIGHTS = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2];
 
 /** A VIN with a valid ISO 3779 / North American check digit (position 9). */
 export function makeVin(rng: Rng): string {
   const c = Array.from({ length: 17 }, () => VIN_CHARS[Math.floor(rng() * VIN_CHARS.length)] as string);
-  const sum = c.reduce(
-    (s, ch, i) => s + (/\d/.test(ch) ? Number(ch) : (VIN_VALUES[ch] as number)) * (VIN_WEIGHTS[i] as number),
-    0,
-  );
-  const r = sum % 11;
-  c[8] = r === 10 ? 'X' : String(r);
+  // The serving detector's own check digit: what it accepts is what training generates.
+  c[8] = vinCheckDigit(c.join('')) as string;
   return c.join('');
 }
 

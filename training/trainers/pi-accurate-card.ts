@@ -4,24 +4,26 @@ import { INJECTION_HELDOUT_FAMILIES } from '../data/datasets.ts';
 import type { TransformerConfig } from '../transformer.ts';
 import { reportMarkdown, type EvalReport } from './common.ts';
 import type { InjectionData } from './injection-data.ts';
-import type { TrainingSet } from './transformer-trainer.ts';
+import type { TrainingSet, TransformerTrainOptions } from './transformer-trainer.ts';
 
 export interface CardInput {
   version: string;
   config: TransformerConfig;
-  hp: {
-    steps: number;
-    batchSize: number;
-    batchesPerMacro: number;
-    lr: number;
-    warmupSteps: number;
-    finalLrFraction: number;
-    clipNorm: number;
-    maxChars: number;
-    posMaxWindows: number;
-    rowOverlapTokens: number;
-    familyCap: number;
-  };
+  /** The trainer's hyper-parameters, as the card reports them. */
+  hp: Pick<
+    TransformerTrainOptions,
+    | 'steps'
+    | 'batchSize'
+    | 'batchesPerMacro'
+    | 'lr'
+    | 'warmupSteps'
+    | 'finalLrFraction'
+    | 'clipNorm'
+    | 'maxChars'
+    | 'posMaxWindows'
+    | 'rowOverlapTokens'
+    | 'familyCap'
+  >;
   params: number;
   charsPerToken: number;
   data: InjectionData;

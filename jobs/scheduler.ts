@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Db } from '../store/db.ts';
+import { releaseUnstartedJobLocks } from '../store/jobs.ts';
 import type { JobContext, JobMetrics, JobModule } from './job.ts';
 import { JOBS } from './registry.ts';
 
@@ -121,10 +122,7 @@ export async function startJobs(deps: JobsDeps, options: JobsOptions = {}): Prom
       }
       // drain() leaves jobs this process locked but had not started (due within processEvery)
       // locked until the lock lifetime; hand them back so another process runs them on time.
-      await deps.db.query(
-        'UPDATE agenda_jobs SET locked_at = NULL WHERE last_modified_by = $1 AND locked_at IS NOT NULL',
-        [name],
-      );
+      await releaseUnstartedJobLocks(deps.db, name);
     },
   };
 }

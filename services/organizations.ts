@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { countActiveKeys } from '../store/api-keys.ts';
 import { withTransaction, type Queryable } from '../store/db.ts';
-import { findOrgByRef, insertOrg, slugTaken, type OrgRow } from '../store/orgs.ts';
+import { findOrgByRef, insertOrg, lockBootstraps, slugTaken, type OrgRow } from '../store/orgs.ts';
 import { createApiKey, type ApiKeyDeps, type MintedKey } from './api-keys.ts';
 
 /** A refusal an operator should read: printed by the CLI as is. */
@@ -71,8 +71,7 @@ export async function bootstrapOrganization(
   force: boolean,
 ): Promise<BootstrapResult> {
   return withTransaction(deps.db, async (tx) => {
-    // Serialise bootstraps so two concurrent runs cannot both create "Acme".
-    await tx.query('SELECT pg_advisory_xact_lock(727301002)');
+    await lockBootstraps(tx);
     const existing = await findOrgByRef(tx, displayName);
     if (existing.length > 1) {
       throw new OperatorError(

@@ -43,3 +43,8 @@ export async function withTransaction<T>(db: Db, fn: (tx: pg.PoolClient) => Prom
     client.release(broken);
   }
 }
+
+/** A round trip to the database (readiness). @throws when it cannot be reached. */
+export async function ping(db: Db): Promise<void> {
+  await db.query('SELECT 1');
+}

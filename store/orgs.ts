@@ -40,3 +40,8 @@ export async function slugTaken(q: Queryable, slug: string): Promise<boolean> {
   const { rowCount } = await q.query('SELECT 1 FROM organizations WHERE slug = $1', [slug]);
   return (rowCount ?? 0) > 0;
 }
+
+/** Serialises organization bootstraps until the transaction `tx` ends (two runs cannot both create "Acme"). */
+export async function lockBootstraps(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(727301002)');
+}

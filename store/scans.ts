@@ -109,6 +109,37 @@ export async function listScans(
   return rows;
 }
 
+/** The columns a policy re-decision reads (a backtest); findings only when asked, being the largest. */
+const DECISION_COLUMNS = 'id, surface, action, agent_id, session_id, mcp_server, mcp_tools, content_chars, scores';
+
+/**
+ * Up to `limit` scans of an id window in id order, for a backtest's keyset batches: ids from `from`
+ * (inclusive, else strictly after it) to before `before`. Rows hold the decision columns only
+ * (`findings` too when `withFindings`).
+ */
+export async function scansForDecision(
+  q: Queryable,
+  orgId: string,
+  window: { from: string; inclusive: boolean; before: string; limit: number; withFindings: boolean },
+): Promise<ScanRow[]> {
+  const columns = window.withFindings ? `${DECISION_COLUMNS}, findings` : DECISION_COLUMNS;
+  const { rows } = await q.query<ScanRow>(
+    `SELECT ${columns} FROM scans WHERE org_id = $1 AND id ${window.inclusive ? '>=' : '>'} $2 AND id < $3 ORDER BY id LIMIT $4`,
+    [orgId, window.from, window.before, window.limit],
+  );
+  return rows;
+}
+
+/** Whether the organization has a scan with an id strictly between `after` and `before`. */
+export async function anyScanBetween(q: Queryable, orgId: string, after: string, before: string): Promise<boolean> {
+  const { rows } = await q.query('SELECT 1 FROM scans WHERE org_id = $1 AND id > $2 AND id < $3 LIMIT 1', [
+    orgId,
+    after,
+    before,
+  ]);
+  return rows.length > 0;
+}
+
 /** Rows per organization (tests and benchmarks). */
 export async function countScans(q: Queryable, orgId: string): Promise<number> {
   const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM scans WHERE org_id = $1', [orgId]);

@@ -2,7 +2,7 @@ import type { Action } from '../../engine/detector.ts';
 import type { Thresholds } from '../../inference/manifest.ts';
 import { compilePolicy, enforcedDecision, type Condition } from '../../engine/policy.ts';
 import { idFloor } from '../../lib/ids.ts';
-import type { ScanRow } from '../../store/scans.ts';
+import { anyScanBetween, scansForDecision } from '../../store/scans.ts';
 import type { PolicyDeps } from './deps.ts';
 import { getPolicy } from './manage.ts';
 import { factsOfScan } from './scan-facts.ts';
@@ -54,7 +54,6 @@ export async function backtestPolicy(
   const policy = compilePolicy(await getPolicy(deps.db, orgId, policyId));
   // Finding items are only read by label conditions: without any, the scores decide (and are smaller).
   const needItems = policy.document.rules.some((r) => usesLabels(r.when));
-  const columns = `id, surface, action, agent_id, session_id, mcp_server, mcp_tools, content_chars, scores${needItems ? ', findings' : ''}`;
   const counts = new Map<
     string,
     { previous_action: Action; new_action: Action; count: number; sample_scan_ids: string[] }
@@ -63,15 +62,18 @@ export async function backtestPolicy(
   let changed = 0;
   // The first batch starts at the window's floor (inclusive), each next one after the last id seen.
   let from = idFloor('scan', input.since);
-  let op = '>=';
+  let inclusive = true;
   const before = idFloor('scan', input.until);
   let truncated: string | null = null;
   for (;;) {
     const want = Math.min(BACKTEST_BATCH, input.max_scans - evaluated);
-    const { rows } = await deps.db.query<ScanRow>(
-      `SELECT ${columns} FROM scans WHERE org_id = $1 AND id ${op} $2 AND id < $3 ORDER BY id LIMIT $4`,
-      [orgId, from, before, want],
-    );
+    const rows = await scansForDecision(deps.db, orgId, {
+      from,
+      inclusive,
+      before,
+      limit: want,
+      withFindings: needItems,
+    });
     for (const row of rows) {
       if (!needItems) row.findings = [];
       const next = enforcedDecision(policy, factsOfScan(row), builtin).action;
@@ -86,13 +88,9 @@ export async function backtestPolicy(
     evaluated += rows.length;
     if (rows.length < want) break;
     from = rows.at(-1)!.id;
-    op = '>';
+    inclusive = false;
     if (evaluated >= input.max_scans) {
-      const { rows: more } = await deps.db.query(
-        'SELECT 1 FROM scans WHERE org_id = $1 AND id > $2 AND id < $3 LIMIT 1',
-        [orgId, from, before],
-      );
-      if (more.length) truncated = rows.at(-1)!.id;
+      if (await anyScanBetween(deps.db, orgId, from, before)) truncated = rows.at(-1)!.id;
       break;
     }
   }

@@ -1,7 +1,8 @@
 /**
  * The parts of the layout that imports cannot show (the import rules themselves are
  * .dependency-cruiser.cjs, run by `npm run lint:deps`): models/ holds artifacts only, config.ts is
- * the one source file at the root, and no source file grows past the size where it wants splitting.
+ * the one source file at the root, SQL is sent from store/ only, and no source file grows past the
+ * size where it wants splitting.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,6 +28,14 @@ describe('layout', () => {
   it('config.ts is the only source file at the root (besides tool configuration)', () => {
     const tools = new Set(['eslint.config.js', '.dependency-cruiser.cjs', 'vitest.config.ts']);
     expect(files.filter((f) => !f.includes('/') && isCode(f) && !tools.has(f))).toEqual(['config.ts']);
+  });
+
+  it('only store/ sends SQL (services call its repositories; api/ calls services)', () => {
+    const serving = /^(server|api|jobs|services|workers|engine|inference|lib|client)\//;
+    const querying = files.filter(
+      (f) => serving.test(f) && isCode(f) && /\.query(<[^>]*>)?\(/.test(readFileSync(path.join(ROOT, f), 'utf8')),
+    );
+    expect(querying).toEqual([]);
   });
 
   it(`no source file outside test/ is longer than ${MAX_LINES} lines`, () => {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { AppServices } from '../../context.ts';
 import { Errors } from '../../../lib/errors.ts';
+import { databaseReady } from '../../../services/readiness.ts';
 import type { Routes, RouteSpec } from '../../route.ts';
 
 /**
@@ -19,11 +20,7 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
     access: 'public',
     probe: true,
     handler: async ({ res }) => {
-      try {
-        await s.db.query('SELECT 1');
-      } catch {
-        throw Errors.notReady('The database is unreachable.');
-      }
+      if (!(await databaseReady(s.db))) throw Errors.notReady('The database is unreachable.');
       res.json({ status: 'ok', checks: { database: 'ok' } });
     },
   });

@@ -92,6 +92,8 @@ export interface ClassifierRow {
   detected: boolean;
   label: 0 | 1;
   source?: string;
+  /** threat family (`jailbreak_roleplay`, ...) of generated family rows; attacks and their benign twins share it. */
+  family?: string;
 }
 
 const f4 = (x: number | null): string => (x === null || Number.isNaN(x) ? '  -   ' : x.toFixed(4));
@@ -175,6 +177,63 @@ export function classifierSummary(rows: readonly ClassifierRow[], detector: stri
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+export interface FamilyStats {
+  family: string;
+  positives: number;
+  negatives: number;
+  recall_at_fpr_01: number | null;
+  recall_at_fpr_05: number | null;
+  roc_auc: number | null;
+  /** FPR of the family's benign twins at the model's flag threshold (`detected`). */
+  benign_fpr: number | null;
+  /** recall at the flag threshold. */
+  recall: number | null;
+}
+
+/**
+ * Per threat family, each scored against its own benign twins: recall at FPR 0.01 / 0.05, ROC AUC,
+ * recall and benign FPR at the flag threshold. Rows without `family` are left out.
+ */
+export function familyStats(rows: readonly ClassifierRow[]): FamilyStats[] {
+  const out: FamilyStats[] = [];
+  for (const [family, group] of groupBy(rows, (r) => r.family)) {
+    if (family === undefined) continue;
+    const s = classifierStats(group);
+    out.push({
+      family,
+      positives: s.positives,
+      negatives: s.negatives,
+      recall_at_fpr_01: recallAtFpr(group, 0.01),
+      recall_at_fpr_05: recallAtFpr(group, 0.05),
+      roc_auc: s.roc_auc,
+      benign_fpr: s.fpr,
+      recall: s.recall,
+    });
+  }
+  return out.sort((a, b) => a.family.localeCompare(b.family));
+}
+
+/** The family with the lowest recall at FPR 0.05 (ties: lower ROC AUC) — model selection goes by it. */
+export function worstFamily(stats: readonly FamilyStats[]): FamilyStats | undefined {
+  const key = (s: FamilyStats): [number, number] => [s.recall_at_fpr_05 ?? -1, s.roc_auc ?? -1];
+  return [...stats].sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1])[0];
+}
+
+/** The per-family table of `npm run eval` (empty when no row carries `family`). */
+export function familySummary(rows: readonly ClassifierRow[]): string {
+  const stats = familyStats(rows);
+  if (stats.length === 0) return '';
+  const line = (s: FamilyStats) =>
+    `  ${s.family.padEnd(22)} ${String(s.positives).padStart(5)} ${String(s.negatives).padStart(5)}  ${f4(s.recall_at_fpr_01)}      ${f4(s.recall_at_fpr_05)}      ${f4(s.roc_auc)}  ${f4(s.recall)}      ${f4(s.benign_fpr)}`;
+  const worst = worstFamily(stats) as FamilyStats;
+  return `${[
+    '\nper family (each against its own benign twins):',
+    `  ${'family'.padEnd(22)} ${'pos'.padStart(5)} ${'neg'.padStart(5)}  R@FPR.01    R@FPR.05    ROC_AUC recall@flag benign_FPR@flag`,
+    ...stats.map(line),
+    `WORST family (lowest recall at FPR 0.05): ${worst.family}: R@FPR.05=${f4(worst.recall_at_fpr_05)} ROC_AUC=${f4(worst.roc_auc)}`,
+  ].join('\n')}\n`;
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -8,6 +8,10 @@
  * - `toxicity.jsonl`: held-out toxicity families and toxicity hard negatives (EVAL templates);
  * - `pii.jsonl`: held-out pii sources (CoNLL testa, presidio held-out templates; labels outside the eval
  *   set are not scored), faker NER sentences and structured-identifier sentences from EVAL templates.
+ * - `family-<name>.jsonl` for each threat family (`jailbreak_roleplay`, `instruction_override`,
+ *   `indirect_instruction`, `multilingual`) and `families.jsonl` (all of them): rows of the family's
+ *   VALIDATION generator (`data/families/`, wording disjoint from its TRAIN generator), attacks and
+ *   their benign twins, with `family`; `source` names the language or carrier.
  * Every row: `{text, label | spans, source}`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +29,7 @@ import {
   type PiiRow,
 } from './data/datasets.ts';
 import { injectionHardNegativesEval, toxicityHardNegativesEval } from './data/hard-negatives.ts';
+import { familySource, familyVal, THREAT_FAMILIES } from './data/families/index.ts';
 import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
 import { piiStructuredEval } from './data/pii-structured.ts';
 import { piiSynthEval } from './data/pii-synth.ts';
@@ -64,6 +69,13 @@ for (const e of inj.val) {
   });
 }
 write('injection-obfuscated.jsonl', obfuscated);
+
+// threat families (validation generators)
+const familyRows = THREAT_FAMILIES.map((f) =>
+  familyVal(f).map((r) => ({ text: r.text, label: r.label, source: familySource(r), family: r.family })),
+);
+THREAT_FAMILIES.forEach((f, i) => write(`family-${f}.jsonl`, familyRows[i] as object[]));
+write('families.jsonl', familyRows.flat());
 
 // toxicity
 const held = new Set(TOXICITY_HELDOUT_FAMILIES);

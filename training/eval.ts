@@ -8,7 +8,8 @@
  * - pii: `{"spans": [{"start", "end", "label"}]}`, character offsets into the original text.
  * A line that is not a JSON object with a string `text` still gets its line (score 0 / no spans)
  * with an `error` field, and a warning on stderr. When the input carries `label` (classifiers) or
- * `spans` (pii), a metrics summary goes to stderr (overall and per `source`). Progress on stderr.
+ * `spans` (pii), a metrics summary goes to stderr (overall and per `source`; per threat `family` with the
+ * worst family when rows carry `family`). Progress on stderr.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -22,6 +23,7 @@ import { createLogger } from '../lib/logger.ts';
 import { startScanning } from '../server/scanning.ts';
 import {
   classifierSummary,
+  familySummary,
   piiSummary,
   toEvalLabel,
   type ClassifierRow,
@@ -164,6 +166,7 @@ function collect(parsed: Parsed, out: Out): void {
       detected: out.detected,
       label: row.label === 1 || row.label === true ? 1 : 0,
       source,
+      family: typeof row.family === 'string' ? row.family : undefined,
     });
   }
   if ('spans' in out && Array.isArray(row.spans)) {
@@ -192,4 +195,5 @@ process.stderr.write(
   `\r${done} rows in ${seconds.toFixed(1)} s (${(done / Math.max(seconds, 0.001)).toFixed(0)} rows/s), ${errors} invalid lines; wrote ${values.output}\n`,
 );
 if (classifierRows.length) process.stderr.write(classifierSummary(classifierRows, detector, tier));
+if (classifierRows.length) process.stderr.write(familySummary(classifierRows));
 if (piiRows.length) process.stderr.write(piiSummary(piiRows));

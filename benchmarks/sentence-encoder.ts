@@ -1,0 +1,67 @@
+/**
+ * Latency of the USE-lite sentence encoder (inference/sentence-encoder.ts) on one thread:
+ * `node --import tsx benchmarks/sentence-encoder.ts` (options: --reps N, default 50). Reports load time (read + sha256 + graph
+ * build + session), the tokenizer per 128-token window, and p50/p90/p99 of `embedIds` for 1 window
+ * of 128 tokens, a batch of 2 and 4 windows, and a short (16-token) text. Generated text only.
+ */
+import { syntheticInjections } from '../training/data/synthetic-injections.ts';
+import { injectionHardNegativesEval } from '../training/data/hard-negatives.ts';
+import { loadSentenceEncoder } from '../inference/sentence-encoder.ts';
+import { tokenWindows } from '../inference/use-lite-tokenizer.ts';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+function percentiles(samples: number[]): { p50: number; p90: number; p99: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(s.length * q))] as number;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99) };
+}
+
+async function timeMs(fn: () => Promise<unknown>, reps: number, warm = 5): Promise<number[]> {
+  for (let i = 0; i < warm; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    out.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return out;
+}
+
+const fmt = (x: number): string => x.toFixed(2);
+
+async function main(): Promise<void> {
+  const reps = arg('reps', 50);
+  const t0 = process.hrtime.bigint();
+  const encoder = await loadSentenceEncoder({ batchRows: 64 });
+  const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
+
+  const text = [...syntheticInjections(60, 11), ...injectionHardNegativesEval(60, 12).map((h) => h.text)].join(' ');
+  const ids = encoder.tokenize(text);
+  const windows = tokenWindows(ids, 128).filter((w) => w.length === 128);
+  if (windows.length < 4) throw new Error(`only ${windows.length} full windows of generated text`);
+  const chars = Math.round((text.length * 128) / ids.length);
+  console.log(`USE-lite sentence encoder, 1 intra-op thread, ${reps} runs each (load ${fmt(loadMs)} ms)`);
+  console.log(`generated text: ${ids.length} tokens, ~${chars} characters per 128-token window`);
+
+  const slice = text.slice(0, chars);
+  const tok = percentiles(await timeMs(() => Promise.resolve(encoder.tokenize(slice)), reps));
+  console.log(`tokenize one window:      p50 ${fmt(tok.p50)} ms  p90 ${fmt(tok.p90)} ms  p99 ${fmt(tok.p99)} ms`);
+  const cases: [string, number[][]][] = [
+    ['1 window × 128 tokens', windows.slice(0, 1)],
+    ['2 windows (256 tokens)', windows.slice(0, 2)],
+    ['4 windows (512 tokens)', windows.slice(0, 4)],
+    ['1 short text (16 tokens)', [ids.slice(0, 16)]],
+  ];
+  for (const [name, rows] of cases) {
+    const p = percentiles(await timeMs(() => encoder.embedIds(rows), reps));
+    const per = rows.length > 1 ? `  (${fmt(p.p50 / rows.length)} ms per window)` : '';
+    console.log(`${name.padEnd(25)} p50 ${fmt(p.p50)} ms  p90 ${fmt(p.p90)} ms  p99 ${fmt(p.p99)} ms${per}`);
+  }
+  await encoder.release();
+}
+
+await main();

@@ -215,10 +215,15 @@ export function familyStats(rows: readonly ClassifierRow[]): FamilyStats[] {
   return out.sort((a, b) => a.family.localeCompare(b.family));
 }
 
-/** The family with the lowest recall at FPR 0.05 (ties: lower ROC AUC) — model selection goes by it. */
+/**
+ * The family with the lowest recall at FPR 0.05 (ties: lower ROC AUC) — model selection goes by it.
+ * Families with one class only (negatives-only sets) have no recall and are not candidates.
+ */
 export function worstFamily(stats: readonly FamilyStats[]): FamilyStats | undefined {
   const key = (s: FamilyStats): [number, number] => [s.recall_at_fpr_05 ?? -1, s.roc_auc ?? -1];
-  return [...stats].sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1])[0];
+  return stats
+    .filter((s) => s.positives > 0 && s.negatives > 0)
+    .sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1])[0];
 }
 
 /** The per-family table of `npm run eval` (empty when no row carries `family`). */
@@ -227,12 +232,14 @@ export function familySummary(rows: readonly ClassifierRow[]): string {
   if (stats.length === 0) return '';
   const line = (s: FamilyStats) =>
     `  ${s.family.padEnd(22)} ${String(s.positives).padStart(5)} ${String(s.negatives).padStart(5)}  ${f4(s.recall_at_fpr_01)}      ${f4(s.recall_at_fpr_05)}      ${f4(s.roc_auc)}  ${f4(s.recall)}      ${f4(s.benign_fpr)}`;
-  const worst = worstFamily(stats) as FamilyStats;
+  const worst = worstFamily(stats);
   return `${[
     '\nper family (each against its own benign twins):',
     `  ${'family'.padEnd(22)} ${'pos'.padStart(5)} ${'neg'.padStart(5)}  R@FPR.01    R@FPR.05    ROC_AUC recall@flag benign_FPR@flag`,
     ...stats.map(line),
-    `WORST family (lowest recall at FPR 0.05): ${worst.family}: R@FPR.05=${f4(worst.recall_at_fpr_05)} ROC_AUC=${f4(worst.roc_auc)}`,
+    worst
+      ? `WORST family (lowest recall at FPR 0.05): ${worst.family}: R@FPR.05=${f4(worst.recall_at_fpr_05)} ROC_AUC=${f4(worst.roc_auc)}`
+      : 'WORST family: none has both attacks and benign rows',
   ].join('\n')}\n`;
 }
 

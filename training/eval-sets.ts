@@ -9,9 +9,10 @@
  * - `pii.jsonl`: held-out pii sources (CoNLL testa, presidio held-out templates; labels outside the eval
  *   set are not scored), faker NER sentences and structured-identifier sentences from EVAL templates.
  * - `family-<name>.jsonl` for each threat family (`jailbreak_roleplay`, `instruction_override`,
- *   `indirect_instruction`, `multilingual`) and `families.jsonl` (all of them): rows of the family's
- *   VALIDATION generator (`data/families/`, wording disjoint from its TRAIN generator), attacks and
- *   their benign twins, with `family`; `source` names the language or carrier.
+ *   `indirect_instruction`, `multilingual`): rows of the family's VALIDATION generator (`data/families/`,
+ *   wording disjoint from its TRAIN generator), attacks and their benign twins, with `family`; `source`
+ *   names the language or carrier. `families.jsonl` holds them all plus the rows of `injection.jsonl`
+ *   (`family` `dataset_holdout`: whole-source hold-out; `benign_trigger_words`: negatives only).
  * Every row: `{text, label | spans, source}`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -46,12 +47,14 @@ const write = (name: string, rows: object[]) => {
 
 // prompt injection
 const inj = loadInjectionData(() => undefined);
+// `family` puts the whole-source hold-out and the trigger-word negatives into eval's per-family table
 const injectionRows = [
-  ...inj.val.map((e) => ({ text: e.text, label: e.label, source: e.family })),
+  ...inj.val.map((e) => ({ text: e.text, label: e.label, source: e.family, family: 'dataset_holdout' })),
   ...injectionHardNegativesEval().map((h) => ({
     text: h.text,
     label: 0,
     source: `generated/hard-negatives-eval#${h.category}`,
+    family: 'benign_trigger_words',
   })),
 ];
 write('injection.jsonl', injectionRows);
@@ -75,7 +78,7 @@ const familyRows = THREAT_FAMILIES.map((f) =>
   familyVal(f).map((r) => ({ text: r.text, label: r.label, source: familySource(r), family: r.family })),
 );
 THREAT_FAMILIES.forEach((f, i) => write(`family-${f}.jsonl`, familyRows[i] as object[]));
-write('families.jsonl', familyRows.flat());
+write('families.jsonl', [...familyRows.flat(), ...injectionRows]);
 
 // toxicity
 const held = new Set(TOXICITY_HELDOUT_FAMILIES);

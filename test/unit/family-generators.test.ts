@@ -133,10 +133,14 @@ describe('per-family metrics', () => {
     rows.push({ score: 0.3 + i / 1000, detected: i >= 95, label: 0, family: 'b' });
   }
   rows.push({ score: 0.99, detected: true, label: 1 });
+  // negatives only (benign trigger words): FPR at the flag threshold, never the worst
+  for (let i = 0; i < 10; i++) rows.push({ score: 0.2, detected: i === 0, label: 0, family: 'c' });
 
   it('scores each family against its own twins and picks the worst', () => {
     const stats = familyStats(rows);
-    expect(stats.map((s) => s.family)).toEqual(['a', 'b']);
+    expect(stats.map((s) => s.family)).toEqual(['a', 'b', 'c']);
+    expect(stats[2]?.benign_fpr).toBeCloseTo(0.1);
+    expect(stats[2]?.recall_at_fpr_05).toBeNull();
     const [a, b] = stats;
     expect(a?.recall_at_fpr_01).toBe(1);
     expect(a?.roc_auc).toBeCloseTo(1);

@@ -11,7 +11,7 @@
  * - `family-<name>.jsonl` for each threat family (`jailbreak_roleplay`, `instruction_override`,
  *   `indirect_instruction`, `multilingual`): rows of the family's VALIDATION generator (`data/families/`,
  *   wording disjoint from its TRAIN generator), attacks and their benign twins, with `family`; `source`
- *   names the language or carrier. `families.jsonl` holds them all plus the rows of `injection.jsonl`
+ *   names the language or carrier; documents carry their `surface` (`document`, `tool_result`). `families.jsonl` holds them all plus the rows of `injection.jsonl`
  *   (`family` `dataset_holdout`: whole-source hold-out; `benign_trigger_words`: negatives only).
  * Every row: `{text, label | spans, source}`.
  */
@@ -75,7 +75,13 @@ write('injection-obfuscated.jsonl', obfuscated);
 
 // threat families (validation generators)
 const familyRows = THREAT_FAMILIES.map((f) =>
-  familyVal(f).map((r) => ({ text: r.text, label: r.label, source: familySource(r), family: r.family })),
+  familyVal(f).map((r) => ({
+    text: r.text,
+    label: r.label,
+    source: familySource(r),
+    family: r.family,
+    ...(r.surface ? { surface: r.surface } : {}),
+  })),
 );
 THREAT_FAMILIES.forEach((f, i) => write(`family-${f}.jsonl`, familyRows[i] as object[]));
 write('families.jsonl', [...familyRows.flat(), ...injectionRows]);

@@ -7,7 +7,8 @@
  * - classifiers: `{"score": 0..1, "detected": score >= the detector's default flag threshold}`;
  * - pii: `{"spans": [{"start", "end", "label"}]}`, character offsets into the original text.
  * A line that is not a JSON object with a string `text` still gets its line (score 0 / no spans)
- * with an `error` field, and a warning on stderr. When the input carries `label` (classifiers) or
+ * with an `error` field, and a warning on stderr. A row's own `surface` (e.g. `document`, `tool_result`)
+ * overrides `--surface` for that row. When the input carries `label` (classifiers) or
  * `spans` (pii), a metrics summary goes to stderr (overall and per `source`; per threat `family` with the
  * worst family when rows carry `family`). Progress on stderr.
  */
@@ -89,6 +90,7 @@ interface Parsed {
   text: string | null;
   error?: string;
   row: Record<string, unknown> | null;
+  surface?: Surface;
 }
 
 function parseLine(line: string): Parsed {
@@ -102,7 +104,10 @@ function parseLine(line: string): Parsed {
     return { text: null, error: 'not a JSON object', row: null };
   const r = row as Record<string, unknown>;
   if (typeof r.text !== 'string') return { text: null, error: 'no string "text" field', row: r };
-  return { text: r.text, row: r };
+  if (r.surface === undefined) return { text: r.text, row: r };
+  if (!(SURFACES as readonly unknown[]).includes(r.surface))
+    return { text: null, error: `"surface" must be one of ${SURFACES.join(', ')}`, row: r };
+  return { text: r.text, row: r, surface: r.surface as Surface };
 }
 
 type Out = { score: number; detected: boolean; error?: string } | { spans: Span[]; error?: string };
@@ -112,7 +117,7 @@ async function score(p: Parsed): Promise<Out> {
     return detector === 'pii' ? { spans: [], error: p.error } : { score: 0, detected: false, error: p.error };
   const outcome = await scanning.engine.scan(
     // eslint-disable-next-line no-control-regex -- NUL is what this replaces
-    { surface, text: p.text.replace(/\u0000/g, '\uFFFD'), tier, detectors: [detector] },
+    { surface: p.surface ?? surface, text: p.text.replace(/\u0000/g, '\uFFFD'), tier, detectors: [detector] },
     { deadlineAt: Date.now() + 600_000 },
   );
   const result = outcome.runs[0]?.result;

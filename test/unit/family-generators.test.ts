@@ -112,6 +112,8 @@ describe('the families', () => {
     for (const place of ['start', 'middle', 'end'])
       for (const label of [0, 1]) expect(val.some((r) => r.template.endsWith(place) && r.label === label)).toBe(true);
     expect(new Set(val.map((r) => familySource(r))).size).toBeGreaterThanOrEqual(6);
+    expect(val.every((r) => r.surface === (r.text.startsWith('{') ? 'tool_result' : 'document'))).toBe(true);
+    expect(familyVal('jailbreak_roleplay').every((r) => r.surface === undefined)).toBe(true);
   });
 
   it('plant: one place gets the sentence, the others vanish; json places are escaped', () => {

@@ -41,6 +41,8 @@ export interface FamilyRow {
   split: FamilySplit;
   /** `<family>/<split>[/<tag>]/<attack|benign>/<index>` (+ `@carrier<index>/<place>` for documents). */
   template: string;
+  /** Where the text reaches the firewall, for carriers: JSON tool output or a document. */
+  surface?: 'tool_result' | 'document';
 }
 
 const SLOT = /\{([a-z_]+[0-9]?)\}/g;
@@ -115,15 +117,18 @@ function expandClass(
       (_, a: string, b: string) => a + b.toUpperCase(),
     );
     let template = `${prefix}/${label === 1 ? 'attack' : 'benign'}/${i}`;
+    let surface: FamilyRow['surface'];
     if (spec.carriers?.length) {
       const c = Math.floor(rng() * spec.carriers.length);
       const place = pick(PLACES, rng);
-      text = plant(fill(spec.carriers[c] as string, spec.slots, rng), cap(text), place);
+      const carrier = spec.carriers[c] as string;
+      text = plant(fill(carrier, spec.slots, rng), cap(text), place);
       template += `@carrier${c}/${place}`;
+      surface = carrier.startsWith('{') ? 'tool_result' : 'document';
     } else text = vary(text, rng);
     if (seen.has(text)) continue;
     seen.add(text);
-    out.push({ text, label, template });
+    out.push(surface ? { text, label, template, surface } : { text, label, template });
   }
   return out;
 }

@@ -7,6 +7,7 @@
 import { createMetrics } from '../lib/metrics.ts';
 import { chunkTexts } from '../engine/chunk.ts';
 import { normalize } from '../engine/normalize.ts';
+import { loadCharLm } from '../inference/char-lm.ts';
 import { modelEntry } from '../inference/manifest.ts';
 import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier } from '../inference/token-classifier.ts';
@@ -62,6 +63,7 @@ const direct = {
   'pi-accurate': await loadOnnxClassifier(modelEntry('pi-accurate')),
   toxicity: await loadOnnxClassifier(modelEntry('toxicity')),
   'pii-ner': await loadOnnxTokenClassifier(modelEntry('pii-ner')),
+  'pi-suffix': loadCharLm(modelEntry('pi-suffix')),
 };
 
 for (const chars of SIZES) {
@@ -83,6 +85,7 @@ for (const chars of SIZES) {
   const windows = chunkTexts(raw, 2000);
   record('pi-accurate onnx (this thread)', chars, await time(() => direct['pi-accurate'].scoreBatch(windows), 300));
   record('toxicity onnx (this thread)', chars, await time(() => direct.toxicity.scoreBatch(windows), 300));
+  record('pi-suffix char LM (this thread)', chars, await time(() => direct['pi-suffix'].score(text.text), 300));
   record('pii-ner onnx (this thread)', chars, await time(() => direct['pii-ner'].entitiesBatch([raw]), 300));
   record(
     'whole scan, tier=fast',

@@ -3,8 +3,9 @@
  * `detectors/`, a line here, a test table, a manifest entry if it has a model, and a line in
  * docs/detectors.md.
  */
+import { loadCharLm } from '../inference/char-lm.ts';
 import { loadLinearModel } from '../inference/linear-model.ts';
-import { modelEntry, type ModelEntry } from '../inference/manifest.ts';
+import { modelEntry, readManifest, type ModelEntry } from '../inference/manifest.ts';
 import type { Detector } from './detector.ts';
 import { createPiiDetector } from './detectors/pii.ts';
 import { createPromptInjectionDetector } from './detectors/prompt-injection.ts';
@@ -16,6 +17,7 @@ import type { ModelClient } from './model-client.ts';
 export const MODEL_IDS = {
   promptInjectionFast: 'pi-fast',
   promptInjectionAccurate: 'pi-accurate',
+  promptInjectionSuffix: 'pi-suffix',
   toxicity: 'toxicity',
   piiNer: 'pii-ner',
 } as const;
@@ -59,16 +61,21 @@ export class DetectorRegistry {
   }
 }
 
-/** Builds every detector, loading the in-process model (sha256 checked). */
+/** Builds every detector, loading the in-process models (sha256 checked; pi-suffix only where the manifest lists it). */
 export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
   const loaded = (id: string): ModelEntry | null =>
     opts.models && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null;
   const fast = loadLinearModel(modelEntry(MODEL_IDS.promptInjectionFast, opts.modelsDir), opts.modelsDir);
+  const suffixListed = readManifest(opts.modelsDir).models.some((m) => m.id === MODEL_IDS.promptInjectionSuffix);
+  const suffix = suffixListed
+    ? loadCharLm(modelEntry(MODEL_IDS.promptInjectionSuffix, opts.modelsDir), opts.modelsDir)
+    : null;
   const toxicity = modelEntry(MODEL_IDS.toxicity, opts.modelsDir);
   const toxicityLoaded = loaded(MODEL_IDS.toxicity) !== null;
   const detectors: Detector[] = [
     createPromptInjectionDetector({
       fast,
+      suffix,
       accurate: loaded(MODEL_IDS.promptInjectionAccurate),
       models: opts.models,
       onFallback: (reason) => opts.observe?.fallback('prompt_injection', reason),

@@ -19,7 +19,7 @@ export interface ModelEntry {
   id: string;
   version: string;
   task: 'text-classification' | 'token-classification';
-  runtime: 'js-linear' | 'onnx';
+  runtime: 'js-linear' | 'js-char-lm' | 'onnx';
   file: string;
   sha256: string;
   featurizer: Record<string, unknown>;

@@ -15,7 +15,7 @@ describe('manifest', () => {
   const { models } = readManifest();
 
   it('lists the four models with the expected shape', () => {
-    expect(models.map((m) => m.id).sort()).toEqual(['pi-accurate', 'pi-fast', 'pii-ner', 'toxicity']);
+    expect(models.map((m) => m.id).sort()).toEqual(['pi-accurate', 'pi-fast', 'pi-suffix', 'pii-ner', 'toxicity']);
     for (const m of models) {
       expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);
       expect(m.labels.length).toBeGreaterThanOrEqual(2);
@@ -23,15 +23,18 @@ describe('manifest', () => {
       if (m.featurizer.type === 'wordpiece-v1') {
         expect(m.tokenizer?.sha256).toMatch(/^[0-9a-f]{64}$/);
         expect(m.featurizer.max_tokens).toBeTypeOf('number');
-      } else expect(m.featurizer.buckets).toBeTypeOf('number');
+      } else if (m.runtime === 'js-char-lm') expect(m.featurizer.window).toBeTypeOf('number');
+      else expect(m.featurizer.buckets).toBeTypeOf('number');
       const extra = m as unknown as { training_data_sha256: string; seed: number };
       expect(extra.training_data_sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(extra.seed).toBeTypeOf('number');
       if (m.task === 'text-classification') {
         const t = m.thresholds;
         expect(t).toBeDefined();
+        // js-char-lm thresholds are bits per character (the detector maps them onto its own levels)
+        const top = m.runtime === 'js-char-lm' ? 32 : 1;
         expect(
-          0 < t!.warn_above && t!.warn_above < t!.flag_above && t!.flag_above < t!.block_above && t!.block_above < 1,
+          0 < t!.warn_above && t!.warn_above < t!.flag_above && t!.flag_above < t!.block_above && t!.block_above < top,
         ).toBe(true);
       }
     }

@@ -1,0 +1,211 @@
+/**
+ * `js-char-lm` models (pi-suffix): a character 5-gram language model of benign text (interpolated
+ * Kneser-Ney stored in backoff form) that measures how surprising a text's characters are. Optimisation
+ * attacks (GCG-style token soup) are text no human or document writes; benign prose, code and data are
+ * not. Shared by training and serving: the symbol map, the n-gram keys and the table layout live here.
+ *
+ * Only ASCII positions are scored: benign non-Latin text is "surprising" to a model of mostly-English
+ * text and would outscore every attack (measured). Whitespace runs count as one space.
+ */
+import { checkKind, MODELS_DIR, ModelIntegrityError, readVerified, type ModelEntry } from './manifest.ts';
+
+/** Symbols 1..95: printable ASCII from space; 96: any non-ASCII code unit; 0 is "no symbol". */
+export const OTHER = 96;
+export const BASE = 97;
+export const MAX_ORDER = 5;
+/** Surprise (bits) and backoff (bits) are quantised in steps of 1/QUANT into one byte. */
+export const QUANT = 10;
+
+/** Symbol of one UTF-16 code unit (whitespace and control characters read as a space). */
+export function symbolOf(code: number): number {
+  if (code > 32 && code < 127) return code - 31;
+  if (code >= 128) return OTHER;
+  return 1;
+}
+
+/**
+ * Runs that are benign high-entropy formats, not language: URLs, hex (hashes, ids, UUIDs, addresses:
+ * 8+ hex characters with a digit and a letter, or 16+) and base64-alphabet runs without spaces. They read
+ * as non-ASCII (not scored), in training and serving alike. Digits all read as '0': numbers are data.
+ */
+const MASKED =
+  /https?:\/\/\S+|\b(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F][0-9a-fA-F-]{7,}\b|\b[0-9a-fA-F-]{16,}\b|[A-Za-z0-9+/=_-]{24,}/g;
+
+/** The text as symbols (whitespace runs collapsed to one space, lower-cased when `lower`) and each symbol's text offset. */
+export function symbolsOf(text: string, lower: boolean): { sym: Uint8Array; off: Uint32Array } {
+  const masked = new Uint8Array(text.length);
+  for (const m of text.matchAll(MASKED)) masked.fill(1, m.index, m.index + m[0].length);
+  const sym = new Uint8Array(text.length);
+  const off = new Uint32Array(text.length + 1);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (lower && c >= 65 && c <= 90) c += 32;
+    else if (c > 48 && c <= 57) c = 48;
+    const s = masked[i] ? OTHER : symbolOf(c);
+    if (s === 1 && n > 0 && sym[n - 1] === 1) continue;
+    off[n] = i;
+    sym[n++] = s;
+  }
+  off[n] = text.length;
+  return { sym: sym.subarray(0, n), off: off.subarray(0, n + 1) };
+}
+
+/** 32-bit mix of an n-gram key (an integer < BASE^5 < 2^53); never 0. */
+export function keyHash(key: number): number {
+  let h = Math.imul((key >>> 0) ^ 0x9e3779b9, 0x85ebca6b);
+  h ^= Math.imul(Math.floor(key / 4294967296) + 0x27d4eb2f, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0 || 1;
+}
+
+/**
+ * The n-gram table: open addressing over 2^bits slots; slot = low bits of the hash, check = its high
+ * 16 bits (0 = empty slot, so a check of 0 is stored as 1). Each slot also holds the quantised surprise
+ * of the n-gram and the quantised backoff of the n-gram as a context.
+ * File layout: magic "CLM1", uint32 bits, then check[uint16 × 2^bits], surprise[uint8 × 2^bits],
+ * backoff[uint8 × 2^bits].
+ */
+export interface NgramTable {
+  bits: number;
+  check: Uint16Array;
+  surprise: Uint8Array;
+  backoff: Uint8Array;
+}
+
+export function checkOf(h: number): number {
+  return h >>> 16 || 1;
+}
+
+/** The slot of hash `h`, or -1 when absent. */
+export function findSlot(t: NgramTable, h: number): number {
+  const mask = (1 << t.bits) - 1;
+  const c = checkOf(h);
+  for (let i = h & mask; ; i = (i + 1) & mask) {
+    const k = t.check[i]!;
+    if (k === 0) return -1;
+    if (k === c) return i;
+  }
+}
+
+export function encodeTable(t: NgramTable): Uint8Array {
+  const n = 1 << t.bits;
+  const out = new Uint8Array(8 + n * 4);
+  const dv = new DataView(out.buffer);
+  out.set([0x43, 0x4c, 0x4d, 0x31]);
+  dv.setUint32(4, t.bits, true);
+  for (let i = 0; i < n; i++) dv.setUint16(8 + i * 2, t.check[i]!, true);
+  out.set(t.surprise, 8 + n * 2);
+  out.set(t.backoff, 8 + n * 3);
+  return out;
+}
+
+export function decodeTable(bytes: Uint8Array, id = 'char-lm'): NgramTable {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 8 || dv.getUint32(0, true) !== 0x314d4c43)
+    throw new ModelIntegrityError(`model "${id}": bad magic`);
+  const bits = dv.getUint32(4, true);
+  const n = 2 ** bits;
+  if (bits > 26 || bytes.length !== 8 + n * 4)
+    throw new ModelIntegrityError(`model "${id}": expected ${8 + n * 4} bytes, got ${bytes.length}`);
+  const check = new Uint16Array(n);
+  for (let i = 0; i < n; i++) check[i] = dv.getUint16(8 + i * 2, true);
+  return {
+    bits,
+    check,
+    surprise: bytes.slice(8 + n * 2, 8 + n * 3),
+    backoff: bytes.slice(8 + n * 3, 8 + n * 4),
+  };
+}
+
+const POW = [1, BASE, BASE ** 2, BASE ** 3, BASE ** 4];
+
+/**
+ * Per-symbol surprise (bits) of the model for every symbol of `sym` (0 for symbols that are not scored:
+ * non-ASCII). p(c | h) = stored p if the n-gram hc is in the table, else backoff(h) · p(c | shorter h).
+ */
+export function surprises(t: NgramTable, sym: Uint8Array, unseenBits: number, out: Float32Array): void {
+  // keys of the k-grams ending here and at the previous symbol (the contexts); slots are looked up lazily,
+  // highest order first, so a symbol whose 5-gram is in the table costs one lookup.
+  let keys = new Float64Array(MAX_ORDER);
+  let prev = new Float64Array(MAX_ORDER);
+  for (let i = 0; i < sym.length; i++) {
+    const top = Math.min(MAX_ORDER, i + 1);
+    let key = 0;
+    for (let k = 1; k <= top; k++) {
+      key += sym[i - k + 1]! * POW[k - 1]!;
+      keys[k - 1] = key;
+    }
+    let bits = 0;
+    let found = -1;
+    for (let k = top; k >= 1; k--) {
+      found = findSlot(t, keyHash(keys[k - 1]!));
+      if (found >= 0) break;
+      if (k >= 2) {
+        const c = findSlot(t, keyHash(prev[k - 2]!));
+        if (c >= 0) bits += t.backoff[c]! / QUANT;
+      }
+    }
+    out[i] = sym[i] === OTHER ? 0 : found >= 0 ? bits + t.surprise[found]! / QUANT : bits + unseenBits;
+    const swap = prev;
+    prev = keys;
+    keys = swap;
+  }
+}
+
+export interface CharLmScore {
+  /** Max over windows of the mean surprise (bits per ASCII character); 0 when too little ASCII text. */
+  bits: number;
+  /** [start, end) in the scored text of the best window. */
+  start: number;
+  end: number;
+}
+
+export interface CharLmConfig {
+  lower: boolean;
+  window: number;
+  min_chars: number;
+  unseen_bits: number;
+}
+
+/** The max over `window`-symbol windows (ASCII positions only) of the mean surprise, with its range. */
+export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig): CharLmScore {
+  const { sym, off } = symbolsOf(text, cfg.lower);
+  const s = new Float32Array(sym.length);
+  surprises(t, sym, cfg.unseen_bits, s);
+  const pos = new Int32Array(sym.length);
+  let npos = 0;
+  for (let i = 0; i < sym.length; i++) if (sym[i] !== OTHER) pos[npos++] = i;
+  if (npos < cfg.min_chars) return { bits: 0, start: 0, end: 0 };
+  const w = Math.min(cfg.window, npos);
+  let sum = 0;
+  for (let j = 0; j < w; j++) sum += s[pos[j]!]!;
+  let best = sum;
+  let bestAt = 0;
+  for (let j = w; j < npos; j++) {
+    sum += s[pos[j]!]! - s[pos[j - w]!]!;
+    if (sum > best) {
+      best = sum;
+      bestAt = j - w + 1;
+    }
+  }
+  return { bits: best / w, start: off[pos[bestAt]!]!, end: off[pos[bestAt + w - 1]! + 1]! };
+}
+
+export interface CharLm {
+  readonly entry: ModelEntry;
+  readonly config: CharLmConfig;
+  score(text: string): CharLmScore;
+}
+
+/** Loads a `js-char-lm` entry (sha256 checked). @throws ModelIntegrityError */
+export function loadCharLm(entry: ModelEntry, dir: string = MODELS_DIR): CharLm {
+  checkKind(entry, 'text-classification', 'js-char-lm');
+  const table = decodeTable(readVerified(entry, dir), entry.id);
+  const config = entry.featurizer as unknown as CharLmConfig;
+  return { entry, config, score: (text) => maxWindowSurprise(table, text, config) };
+}

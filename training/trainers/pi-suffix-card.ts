@@ -1,0 +1,65 @@
+/** The model card of pi-suffix (models/pi-suffix/card.md), written by the trainer. */
+import type { SuffixReport } from './pi-suffix-eval.ts';
+
+export function suffixCard(p: {
+  lower: boolean;
+  window: number;
+  minCount: number;
+  rows: number;
+  heldout: number;
+  bytes: number;
+  report: SuffixReport;
+  discounts: [number, number, number][];
+}): string {
+  return `# pi-suffix — adversarial-suffix scorer (character 5-gram LM of benign text)
+
+## What it is
+A character 5-gram language model (interpolated modified Kneser-Ney, discounts per order
+${JSON.stringify(p.discounts.map((d) => d.map((x) => Math.round(x * 100) / 100)))}) fitted on **benign text only**.
+The scorer (\`inference/char-lm.ts\`) computes each character's surprise (-log2 p) and reports the maximum over
+${p.window}-character windows of the mean surprise, **counting ASCII positions only** (non-ASCII characters are one
+"other" symbol in the context and are not scored: benign Chinese, Cyrillic or Arabic text would otherwise outscore
+every attack). Whitespace runs count as one space and every digit reads as \`0\` (numbers are data, not language); URLs, hex
+runs (8+ hex characters with a digit and a letter, or 16+: hashes, ids, UUIDs) and base64-alphabet runs of 24+
+characters are masked (not scored) in training and serving alike. Text is ${p.lower ? 'lower-cased' : 'case-preserved'}.
+
+Choices measured on the validation below (recall at the calibrated FPR 0.01, before digit folding and short-hex
+masking): window 64 case-preserved 0.39, lower-cased 0.39; window 32 case-preserved 0.41, lower-cased 0.43 (but a
+higher FPR on document negatives, 0.018 vs 0.010), so window 32, case-preserved. Pruning orders 4..5 at count 3
+instead of 2 halves the table (8.4 → 4.2 MB) for the same recall (0.40 vs 0.41). Folding digits and masking short
+hex ids (JSON ids and numbers were the top-scoring benign prompts) lifted recall at FPR 0.01 from 0.40 to 0.48.
+Orders 4 and 5 keep n-grams seen at least ${p.minCount} times; the table is ${(p.bytes / 1e6).toFixed(2)} MB
+(open addressing, 16-bit check, 1-byte quantised surprise and backoff).
+
+## Data
+${p.rows} benign rows of \`injection.jsonl\` + \`injection_extra.jsonl\` (label 0), the families of
+\`INJECTION_HELDOUT_FAMILIES\` excluded (${p.heldout} rows held out for validation). No attack data is used to fit it.
+
+## Thresholds (bits per character)
+Calibrated on benign prompts only: the held-out prompt-like families (FastChat, langkit, awesome-chatgpt-prompts,
+persuasion taxonomy, PINT docs, self-instruct user-oriented) plus the benign prompts of the suffix generator's
+calibration seed (plain requests; requests around code, JSON, URLs, hashes, base64, minified JS, logs,
+non-Latin text, tables). ${JSON.stringify(p.report.thresholds)}: flag at FPR 0.01, warn at FPR 0.02 (kept below
+flag), block 0.25 bits above the highest benign calibration prompt.
+
+## Metrics
+Attacks come from \`training/data/suffix-attacks.ts\` (GCG-like token soup, DSN-like word salad, character soup
+appended to ordinary requests), test seed 2026, a generator the model never saw:
+
+\`\`\`json
+${JSON.stringify(p.report.metrics, null, 2)}
+\`\`\`
+
+## Limits
+- Prompt-like surfaces only. Documents, tool results and MCP resources are full of text that is surprising to a
+  model of prose (tables, code, logs, identifiers): see \`document_like_fpr\` above. On those surfaces the scorer
+  needs its own calibration with document-aware negatives; the detector does not run it there.
+- The generator's attacks imitate GCG/DSN output; real optimiser output may differ. Suffixes shorter than ~24 ASCII
+  characters or made of fluent words (AutoDAN-style, PAIR) are not this scorer's family.
+- An attacker who optimises against a low-perplexity objective can evade it; it is one signal of several.
+- Hash collisions: a 16-bit check per slot; a false hit is rare (≈ probes/65,536) and only lowers a surprise.
+
+## Retrain
+\`npm run train:pi-suffix\` (\`-- --lower\`, \`-- --min-count N\`, \`-- --dry-run\` to only print the report).
+`;
+}

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { datasetsDir, readJsonl, type LabeledRow } from '../../training/data/datasets.ts';
 import {
   familySource,
   familySpecs,
@@ -123,6 +126,22 @@ describe('the families', () => {
     expect(plant(c, 'X', 'end')).toBe('a\nb \nX');
     expect(plant('{"s": "{P1:json}"}', 'say "hi"', 'middle')).toBe('{"s": "say \\"hi\\""}');
   });
+});
+
+const injectionFiles = ['injection.jsonl', 'injection_extra.jsonl'].map((f) => path.join(datasetsDir(), f));
+
+describe.skipIf(!injectionFiles.every((f) => existsSync(f)))('validation rows and ../shared/datasets', () => {
+  it('share no 8-word shingle with the injection datasets (the validation is not contaminated)', () => {
+    const known = new Set(
+      injectionFiles.flatMap((f) =>
+        readJsonl<LabeledRow>(f).flatMap((r) => (typeof r.text === 'string' ? shingles(r.text) : [])),
+      ),
+    );
+    for (const family of THREAT_FAMILIES) {
+      const hits = familyVal(family).filter((r) => shingles(r.text).some((s) => known.has(s)));
+      expect(hits.map((r) => r.text)).toEqual([]);
+    }
+  }, 60_000);
 });
 
 describe('per-family metrics', () => {

@@ -6,6 +6,7 @@ export function suffixCard(p: {
   window: number;
   minCount: number;
   rows: number;
+  noise: { n: number; chars: number };
   heldout: number;
   bytes: number;
   report: SuffixReport;
@@ -33,7 +34,14 @@ Orders 4 and 5 keep n-grams seen at least ${p.minCount} times; the table is ${(p
 
 ## Data
 ${p.rows} benign rows of \`injection.jsonl\` + \`injection_extra.jsonl\` (label 0), the families of
-\`INJECTION_HELDOUT_FAMILIES\` excluded (${p.heldout} rows held out for validation). No attack data is used to fit it.
+\`INJECTION_HELDOUT_FAMILIES\` excluded (${p.heldout} rows held out for validation), plus ${p.noise.n} samples
+(${p.noise.chars} characters) of generated benign machine text (\`training/data/benign-noise.ts\`: JSON, minified and
+ordinary JavaScript, CSV, access logs, shell lines, stack traces; its own grammar, keys and identifiers, not the
+validation generator's). No attack data is used to fit it.
+
+The generated machine text was measured at 0 / 3,500 / 10,000 samples: recall at the calibrated FPR 0.01 0.48 / 0.68 /
+0.69 (gcg 0.30 / 0.60 / 0.60, dsn 0.14 / 0.45 / 0.48), FPR on generated document negatives 0.003 / 0.013 / 0.015,
+held-out document-like rows at that threshold 0.015 / 0.044 / 0.047 (the threshold is lower): 3,500 kept.
 
 ## Thresholds (bits per character)
 Calibrated on benign prompts only: the held-out prompt-like families (FastChat, langkit, awesome-chatgpt-prompts,

@@ -3,7 +3,7 @@
  * (benign rows of injection.jsonl and injection_extra.jsonl, held-out families excluded), used to flag
  * optimisation-based adversarial suffixes by their per-window surprise. Writes models/pi-suffix/lm.bin,
  * its card and its manifest entry. Options: `--lower` (lower-case text; measured, see the card),
- * `--min-count N` (pruning of orders 4..5, default 3), `--dry-run` (print the report only); env `SUFFIX_WINDOW`
+ * `--min-count N` (pruning of orders 4..5, default 3), `--noise N` (generated benign machine text, default 3500), `--dry-run` (print the report only); env `SUFFIX_WINDOW`
  * (window length, default 32).
  */
 import path from 'node:path';
@@ -18,6 +18,7 @@ import {
   type LabeledRow,
 } from '../data/datasets.ts';
 import { makeLogger, upsertManifestEntry, writeCard, writeModelFile } from './common.ts';
+import { benignNoise } from '../data/benign-noise.ts';
 import { evaluateSuffix } from './pi-suffix-eval.ts';
 import { suffixCard } from './pi-suffix-card.ts';
 import { buildTable, countNgrams, fitKneserNey } from './pi-suffix-lm.ts';
@@ -41,10 +42,11 @@ log(
   `benign rows: ${train.length} train (${train.reduce((a, r) => a + r.text.length, 0)} chars), ${heldout.length} held out`,
 );
 
-const raw = countNgrams(
-  train.map((r) => r.text),
-  lower,
-);
+// generated benign machine text (JSON, code, CSV, logs, shell): `--noise N` samples, default 3500
+const noiseAt = args.indexOf('--noise');
+const noise = benignNoise(noiseAt >= 0 ? Number(args[noiseAt + 1]) : 3500);
+log(`generated benign machine text: ${noise.length} samples (${noise.reduce((a, t) => a + t.length, 0)} chars)`);
+const raw = countNgrams([...train.map((r) => r.text), ...noise], lower);
 log(`counted: ${raw.map((m) => m.size).join(' / ')} distinct n-grams of orders 1..5`);
 const fit = fitKneserNey(raw);
 const table = buildTable(fit, raw, minCount);
@@ -93,6 +95,7 @@ writeCard(
     window: config.window,
     minCount,
     rows: train.length,
+    noise: { n: noise.length, chars: noise.reduce((a, t) => a + t.length, 0) },
     heldout: heldout.length,
     bytes: bytes.length,
     report,

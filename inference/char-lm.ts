@@ -172,14 +172,16 @@ export interface CharLmConfig {
   unseen_bits: number;
 }
 
-/** The max over `window`-symbol windows (ASCII positions only) of the mean surprise, with its range. */
+/** The max over `window`-symbol windows (ASCII positions not right after non-ASCII) of the mean surprise, with its range. */
 export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig): CharLmScore {
   const { sym, off } = symbolsOf(text, cfg.lower);
   const s = new Float32Array(sym.length);
   surprises(t, sym, cfg.unseen_bits, s);
   const pos = new Int32Array(sym.length);
   let npos = 0;
-  for (let i = 0; i < sym.length; i++) if (sym[i] !== OTHER) pos[npos++] = i;
+  // ASCII symbols right after a non-ASCII one (the spaces and commas of Greek or Chinese text) say nothing
+  // about the text's language and would make long non-Latin text score like noise: not scored either.
+  for (let i = 0; i < sym.length; i++) if (sym[i] !== OTHER && (i === 0 || sym[i - 1] !== OTHER)) pos[npos++] = i;
   if (npos < cfg.min_chars) return { bits: 0, start: 0, end: 0 };
   const w = Math.min(cfg.window, npos);
   let sum = 0;

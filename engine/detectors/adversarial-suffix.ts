@@ -7,8 +7,8 @@
  */
 import type { CharLm } from '../../inference/char-lm.ts';
 import type { Thresholds } from '../../inference/manifest.ts';
-import type { DetectorInput, DetectorResult, Surface } from '../detector.ts';
-import { itemFor } from './scoring.ts';
+import type { DetectorInput, DetectorResult, FindingItem, Surface } from '../detector.ts';
+import { round } from './scoring.ts';
 
 export const SUFFIX_LABEL = 'adversarial_suffix';
 export const SUFFIX_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['user_message', 'agent_message']);
@@ -20,10 +20,12 @@ export interface SuffixScore {
   end: number;
 }
 
-/** The suffix score of the normalised text, or null where the scorer does not run (surface, no model). */
+/** The suffix score of the original text (offsets into it), or null where the scorer does not run (surface, no model). */
 export function suffixScore(lm: CharLm | null, input: DetectorInput): SuffixScore | null {
   if (!lm || !SUFFIX_SURFACES.has(input.surface)) return null;
-  return lm.score(input.text.text);
+  // The original text, as the model was trained: homoglyph folding turns Cyrillic and Greek prose into a
+  // mix of Latin and non-Latin letters that reads like token soup (measured on a Russian prompt).
+  return lm.score(input.text.original);
 }
 
 /**
@@ -57,7 +59,12 @@ export function withSuffix(
   const thresholds = result.thresholds ?? detectorThresholds;
   const score = calibrate(suffix.bits, lm.entry.thresholds, thresholds);
   if (score <= thresholds.warn_above) return result;
-  const window = { text: input.text.text.slice(suffix.start, suffix.end), start: suffix.start, end: suffix.end };
-  const item = itemFor(input, window, SUFFIX_LABEL, score, `model:${lm.entry.id}@${lm.entry.version}`);
+  const item: FindingItem = {
+    text: input.text.original.slice(suffix.start, suffix.end),
+    label: SUFFIX_LABEL,
+    confidence: round(score),
+    source: `model:${lm.entry.id}@${lm.entry.version}`,
+    span: [suffix.start, suffix.end],
+  };
   return { ...result, score: Math.max(result.score, score), items: [...result.items, item] };
 }

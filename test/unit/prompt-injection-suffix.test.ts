@@ -35,6 +35,10 @@ const BENIGN: [string, string][] = [
     'Validate this config please: {"name": "api", "port": 8080, "retries": 3, "tags": ["prod", "eu-west-1"], "debug": false}',
   ],
   ['base64', 'What does this decode to? U29tZSByYW5kb20gYnl0ZXMgdGhhdCBsb29rIGxpa2Ugbm9pc2UgdG8gYSBtb2RlbA== thanks'],
+  [
+    'Greek and Russian',
+    'Γεια σας, θα ήθελα να κλείσω ένα τραπέζι για δύο άτομα απόψε, παρακαλώ. Мы встретимся завтра в десять часов утра возле главного входа, хорошо? Спасибо, до встречи.',
+  ],
   ['Chinese', '请帮我把这段话翻译成英文：今天天气很好，我们一起去公园散步吧，然后在湖边的咖啡馆喝一杯咖啡。'],
   [
     'hash and URL',

@@ -42,6 +42,8 @@ validation generator's). No attack data is used to fit it.
 The generated machine text was measured at 0 / 3,500 / 10,000 samples: recall at the calibrated FPR 0.01 0.48 / 0.68 /
 0.69 (gcg 0.30 / 0.60 / 0.60, dsn 0.14 / 0.45 / 0.48), FPR on generated document negatives 0.003 / 0.013 / 0.015,
 held-out document-like rows at that threshold 0.015 / 0.044 / 0.047 (the threshold is lower): 3,500 kept.
+Not scoring ASCII characters right after a non-ASCII one (version 0.2.0; the spaces and punctuation of Greek, Russian
+or Korean prompts were the top-scoring benign prompts) lifted recall at FPR 0.01 from 0.68 to 0.73.
 
 ## Thresholds (bits per character)
 Calibrated on benign prompts only: the held-out prompt-like families (FastChat, langkit, awesome-chatgpt-prompts,
@@ -65,6 +67,10 @@ ${JSON.stringify(p.report.metrics, null, 2)}
 - The generator's attacks imitate GCG/DSN output; real optimiser output may differ. Suffixes shorter than ~24 ASCII
   characters or made of fluent words (AutoDAN-style, PAIR) are not this scorer's family.
 - An attacker who optimises against a low-perplexity objective can evade it; it is one signal of several.
+- The detector scores the original text, not the normalised one (homoglyph folding turns Cyrillic or Greek prose
+  into mixed-script text that reads like token soup): a suffix written in homoglyphs or full-width characters is not
+  scored (non-ASCII); the lexical and transformer models still read the normalised text.
+- ASCII characters right after a non-ASCII one are not scored (the spaces and commas of non-Latin prose).
 - Hash collisions: a 16-bit check per slot; a false hit is rare (≈ probes/65,536) and only lowers a surprise.
 
 ## Retrain

@@ -170,9 +170,19 @@ export interface CharLmConfig {
   window: number;
   min_chars: number;
   unseen_bits: number;
+  /**
+   * Score only punctuation/symbol positions and the position right after one (token soup is made of odd
+   * joins; prose in any Latin-script language is letters and spaces, which an English model finds
+   * surprising: measured, German/Polish/Turkish prompts fired without it).
+   */
+  punct_only?: boolean;
 }
 
-/** The max over `window`-symbol windows (ASCII positions not right after non-ASCII) of the mean surprise, with its range. */
+/** Symbols that are punctuation or symbols (not space, digit, letter or non-ASCII). */
+const PUNCT = new Uint8Array(BASE);
+for (let c = 33; c < 127; c++) if (!/[0-9A-Za-z]/.test(String.fromCharCode(c))) PUNCT[symbolOf(c)] = 1;
+
+/** The max over `window`-position windows (ASCII positions not right after non-ASCII; with `punct_only` only at and after punctuation) of the mean surprise, with its range. */
 export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig): CharLmScore {
   const { sym, off } = symbolsOf(text, cfg.lower);
   const s = new Float32Array(sym.length);
@@ -181,7 +191,13 @@ export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig
   let npos = 0;
   // ASCII symbols right after a non-ASCII one (the spaces and commas of Greek or Chinese text) say nothing
   // about the text's language and would make long non-Latin text score like noise: not scored either.
-  for (let i = 0; i < sym.length; i++) if (sym[i] !== OTHER && (i === 0 || sym[i - 1] !== OTHER)) pos[npos++] = i;
+  const punct = cfg.punct_only === true;
+  for (let i = 0; i < sym.length; i++) {
+    const prev = i > 0 ? sym[i - 1]! : 0;
+    if (sym[i] === OTHER || prev === OTHER) continue;
+    if (punct && !PUNCT[sym[i]!] && !PUNCT[prev]) continue;
+    pos[npos++] = i;
+  }
   if (npos < cfg.min_chars) return { bits: 0, start: 0, end: 0 };
   const w = Math.min(cfg.window, npos);
   let sum = 0;

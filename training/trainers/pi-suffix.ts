@@ -3,8 +3,8 @@
  * (benign rows of injection.jsonl and injection_extra.jsonl, held-out families excluded), used to flag
  * optimisation-based adversarial suffixes by their per-window surprise. Writes models/pi-suffix/lm.bin,
  * its card and its manifest entry. Options: `--lower` (lower-case text; measured, see the card),
- * `--min-count N` (pruning of orders 4..5, default 3), `--noise N` (generated benign machine text, default 3500), `--dry-run` (print the report only); env `SUFFIX_WINDOW`
- * (window length, default 32).
+ * `--min-count N` (pruning of orders 4..5, default 3), `--noise N` (generated benign machine text, default 3500), `--dry-run` (print the report only); `--all-positions` (score every ASCII
+ * position, not only at and after punctuation); env `SUFFIX_WINDOW` (window length in scored positions, default 16).
  */
 import path from 'node:path';
 import type { CharLmConfig } from '../../inference/char-lm.ts';
@@ -24,7 +24,7 @@ import { suffixCard } from './pi-suffix-card.ts';
 import { buildTable, countNgrams, fitKneserNey } from './pi-suffix-lm.ts';
 
 const ID = 'pi-suffix';
-const VERSION = '0.2.0';
+const VERSION = '0.3.0';
 const args = process.argv.slice(2);
 const lower = args.includes('--lower');
 const minCountAt = args.indexOf('--min-count');
@@ -53,7 +53,13 @@ const table = buildTable(fit, raw, minCount);
 const bytes = encodeTable(table);
 log(`table: 2^${table.bits} slots, ${(bytes.length / 1e6).toFixed(2)} MB`);
 
-const config: CharLmConfig = { lower, window: Number(process.env.SUFFIX_WINDOW ?? 32), min_chars: 24, unseen_bits: 12 };
+const config: CharLmConfig = {
+  lower,
+  window: Number(process.env.SUFFIX_WINDOW ?? 16),
+  min_chars: 8,
+  unseen_bits: 12,
+  punct_only: !args.includes('--all-positions'),
+};
 const t0 = performance.now();
 const report = evaluateSuffix(table, config, heldout);
 log(`evaluated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -24,12 +24,12 @@ export function symbolOf(code: number): number {
 }
 
 /**
- * Runs that are benign high-entropy formats, not language: URLs, hex (hashes, ids, UUIDs, addresses:
+ * Runs that are benign high-entropy formats, not language: URLs, e-mail addresses, hex (hashes, ids, UUIDs, addresses:
  * 8+ hex characters with a digit and a letter, or 16+) and base64-alphabet runs without spaces. They read
  * as non-ASCII (not scored), in training and serving alike. Digits all read as '0': numbers are data.
  */
 const MASKED =
-  /https?:\/\/\S+|\b(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F][0-9a-fA-F-]{7,}\b|\b[0-9a-fA-F-]{16,}\b|[A-Za-z0-9+/=_-]{24,}/g;
+  /https?:\/\/\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F][0-9a-fA-F-]{7,}\b|\b[0-9a-fA-F-]{16,}\b|[A-Za-z0-9+/=_-]{24,}/g;
 
 /** The text as symbols (whitespace runs collapsed to one space, lower-cased when `lower`) and each symbol's text offset. */
 export function symbolsOf(text: string, lower: boolean): { sym: Uint8Array; off: Uint32Array } {

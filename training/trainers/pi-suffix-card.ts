@@ -25,7 +25,8 @@ finds surprising (version 0.2.0, which scored every ASCII position, flagged 9/12
 Indonesian benign prompts of the team's multilingual family set; 0.3.0 flags none of its 192 benign prompts in 16
 languages) — and **ASCII positions only** (non-ASCII characters are one
 "other" symbol in the context and are not scored: benign Chinese, Cyrillic or Arabic text would otherwise outscore
-every attack). Whitespace runs count as one space and every digit reads as \`0\` (numbers are data, not language); URLs, hex
+every attack). Whitespace runs count as one space and every digit reads as \`0\` (numbers are data, not language); URLs, e-mail
+addresses (0.3.1: e-mail headers were benign false positives), hex
 runs (8+ hex characters with a digit and a letter, or 16+: hashes, ids, UUIDs) and base64-alphabet runs of 24+
 characters are masked (not scored) in training and serving alike. Text is ${p.lower ? 'lower-cased' : 'case-preserved'}.
 

@@ -24,7 +24,7 @@ import { suffixCard } from './pi-suffix-card.ts';
 import { buildTable, countNgrams, fitKneserNey } from './pi-suffix-lm.ts';
 
 const ID = 'pi-suffix';
-const VERSION = '0.3.0';
+const VERSION = '0.3.1';
 const args = process.argv.slice(2);
 const lower = args.includes('--lower');
 const minCountAt = args.indexOf('--min-count');

@@ -1,0 +1,244 @@
+/**
+ * `npm run train:pi-semantic` — frozen USE-lite embeddings + logistic heads, MEASURED per threat family
+ * (issue 17; not wired into the detector). Features per text: the mean and the max over its 128-token
+ * windows (first and last `MAX_WINDOWS / 2` windows of longer text), cached in `models/.cache/pi-semantic/`.
+ *
+ * Training: rows of `../shared/datasets/injection*.jsonl` outside the whole-source hold-out
+ * (`INJECTION_HELDOUT_FAMILIES`; a seeded subsample of `DATASET_ROWS`) + `familyTrain(...)` of the four
+ * families. Evaluation: `models/.eval/families.jsonl` (`npm run eval:sets`: VALIDATION generators +
+ * dataset_holdout + benign_trigger_words), per family, alone and z-averaged with the fast/accurate scores
+ * of the same rows (`--fast`/`--accurate`: outputs of `npm run eval` on families.jsonl, same order).
+ * Writes the table to stdout and `models/.cache/pi-semantic/report.json`; with `--write` also the heads
+ * (`head-max.json`, `head-document.json`) into that cache directory. They are not an artifact: the
+ * measured heads did not improve the worst family (models/README.md, "Frozen USE-lite + logistic heads").
+ * Options: `--l2` (default 1e-3), `--dataset-only` (heads without the familyTrain rows).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { normalize } from '../../engine/normalize.ts';
+import { loadSentenceEncoder, type SentenceEncoder } from '../../inference/sentence-encoder.ts';
+import {
+  datasetsDir,
+  INJECTION_HELDOUT_FAMILIES,
+  injectionFamily,
+  readJsonl,
+  REPO_ROOT,
+  sha256Hex,
+  type LabeledRow,
+} from '../data/datasets.ts';
+import { familyTrain, THREAT_FAMILIES } from '../data/families/index.ts';
+import { familyStats, type ClassifierRow, type FamilyStats } from '../eval-metrics.ts';
+import { mulberry32, shuffleInPlace } from '../prng.ts';
+import { makeLogger } from './common.ts';
+import { headScore, serializeHead, trainHead, zAverage, type LogisticHead } from './pi-semantic-head.ts';
+
+const SEED = 1717;
+const DATASET_ROWS = 10_000;
+const MAX_WINDOWS = 8;
+const DIM = 512;
+const CACHE_DIR = path.join(REPO_ROOT, 'models/.cache/pi-semantic');
+const log = makeLogger('pi-semantic');
+
+interface Row {
+  text: string;
+  label: 0 | 1;
+  family: string;
+  source?: string;
+  surface?: string;
+}
+
+const { values: args } = parseArgs({
+  options: {
+    eval: { type: 'string', default: path.join(REPO_ROOT, 'models/.eval/families.jsonl') },
+    fast: { type: 'string' },
+    accurate: { type: 'string' },
+    write: { type: 'boolean', default: false },
+    l2: { type: 'string', default: '1e-3' },
+    /** train the heads on the dataset rows only (no familyTrain rows) */
+    'dataset-only': { type: 'boolean', default: false },
+  },
+});
+
+function trainingRows(): Row[] {
+  const dir = datasetsDir();
+  const held = new Set(INJECTION_HELDOUT_FAMILIES);
+  const rows = ['injection.jsonl', 'injection_extra.jsonl'].flatMap((f) => readJsonl<LabeledRow>(path.join(dir, f)));
+  const seen = new Set<string>();
+  const data: Row[] = [];
+  for (const r of rows) {
+    if (typeof r.text !== 'string' || r.text.trim() === '') continue;
+    const family = injectionFamily(r.source);
+    if (held.has(family)) continue;
+    const k = r.text.toLowerCase().replace(/\s+/g, ' ').trim();
+    if (seen.has(k)) continue;
+    seen.add(k);
+    data.push({ text: r.text, label: r.label === 1 ? 1 : 0, family: `dataset:${family}` });
+  }
+  const sample = shuffleInPlace(data, mulberry32(SEED)).slice(0, DATASET_ROWS);
+  const fam = THREAT_FAMILIES.flatMap((f) =>
+    familyTrain(f).map((r): Row => ({ text: r.text, label: r.label, family: `train:${f}`, surface: r.surface })),
+  );
+  log(`training rows: ${sample.length} of ${data.length} dataset rows (seeded subsample) + ${fam.length} family rows`);
+  return [...sample, ...fam];
+}
+
+/** [n, 2·512]: mean ‖ max over each text's windows; cached by the texts' sha256. */
+async function features(name: string, texts: readonly string[], enc: () => Promise<SentenceEncoder>) {
+  const key = sha256Hex(`${MAX_WINDOWS}\0${texts.join('\0')}`).slice(0, 16);
+  const file = path.join(CACHE_DIR, `${name}-${key}.f32`);
+  if (existsSync(file)) {
+    const b = readFileSync(file);
+    log(`${name}: ${texts.length} texts from cache ${path.relative(REPO_ROOT, file)}`);
+    return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  }
+  const e = await enc();
+  const t0 = Date.now();
+  const perText = texts.map((t) => {
+    const ids = e.tokenize(t);
+    const ws: number[][] = [];
+    for (let s = 0; s === 0 || s < ids.length; s += 128) ws.push(ids.slice(s, s + 128));
+    return ws.length > MAX_WINDOWS ? [...ws.slice(0, MAX_WINDOWS / 2), ...ws.slice(-MAX_WINDOWS / 2)] : ws;
+  });
+  const flat = perText.flat();
+  const order = flat.map((_, i) => i).sort((a, b) => (flat[a] as number[]).length - (flat[b] as number[]).length);
+  const sorted = await e.embedIds(order.map((i) => flat[i] as number[]));
+  const emb = new Array<Float32Array>(flat.length);
+  order.forEach((i, k) => (emb[i] = sorted[k] as Float32Array));
+  const out = new Float32Array(texts.length * 2 * DIM);
+  let k = 0;
+  perText.forEach((ws, i) => {
+    const o = i * 2 * DIM;
+    out.fill(-Infinity, o + DIM, o + 2 * DIM);
+    for (let w = 0; w < ws.length; w++) {
+      const v = emb[k++] as Float32Array;
+      for (let j = 0; j < DIM; j++) {
+        out[o + j] = (out[o + j] as number) + (v[j] as number) / ws.length;
+        out[o + DIM + j] = Math.max(out[o + DIM + j] as number, v[j] as number);
+      }
+    }
+  });
+  mkdirSync(CACHE_DIR, { recursive: true });
+  writeFileSync(file, Buffer.from(out.buffer));
+  log(`${name}: embedded ${texts.length} texts, ${flat.length} windows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return out;
+}
+
+type View = 'max' | 'meanmax';
+function select(x: Float32Array, n: number, view: View, rows?: readonly number[]): Float32Array {
+  const idx = rows ?? Array.from({ length: n }, (_, i) => i);
+  const d = view === 'max' ? DIM : 2 * DIM;
+  const out = new Float32Array(idx.length * d);
+  idx.forEach((i, k) => out.set(x.subarray(i * 2 * DIM + (view === 'max' ? DIM : 0), (i + 1) * 2 * DIM), k * d));
+  return out;
+}
+
+function scoreAll(head: LogisticHead, x: Float32Array, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => headScore(head, x, i * head.dim));
+}
+
+function readScores(file: string | undefined, n: number): number[] | undefined {
+  if (!file) return undefined;
+  const s = readJsonl<{ score: number }>(file).map((r) => r.score);
+  if (s.length !== n) throw new Error(`${file}: ${s.length} rows, the eval set has ${n}`);
+  return s;
+}
+
+const f3 = (x: number | null): string => (x === null ? '–' : x.toFixed(3));
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  let encoder: SentenceEncoder | undefined;
+  const enc = async (): Promise<SentenceEncoder> => (encoder ??= await loadSentenceEncoder({ batchRows: 32 }));
+  const train = trainingRows().map((r) => ({ ...r, text: normalize(r.text).text }));
+  const evalRows = readJsonl<Row>(args.eval).map((r) => ({ ...r, text: normalize(r.text).text }));
+  const xTrain = await features(
+    'train',
+    train.map((r) => r.text),
+    enc,
+  );
+  const xEval = await features(
+    'eval',
+    evalRows.map((r) => r.text),
+    enc,
+  );
+  await encoder?.release();
+  const l2 = Number(args.l2);
+  const use = train
+    .map((r, i) => (args['dataset-only'] && r.family.startsWith('train:') ? -1 : i))
+    .filter((i) => i >= 0);
+  const labels = use.map((i) => train[i]!.label);
+  const nE = evalRows.length;
+  const columns: Record<string, number[]> = {};
+  const heads: Record<string, LogisticHead> = {};
+  for (const view of ['max', 'meanmax'] as const) {
+    const t = Date.now();
+    heads[view] = trainHead(select(xTrain, train.length, view, use), labels, view === 'max' ? DIM : 2 * DIM, { l2 });
+    columns[`semantic-${view}`] = scoreAll(heads[view], select(xEval, nE, view), nE);
+    log(`head ${view}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
+  // a document head: indirect family rows + long dataset rows (documents, e-mails, code)
+  const docIdx = use.filter((i) => train[i]!.family === 'train:indirect_instruction' || train[i]!.text.length >= 400);
+  heads.document = trainHead(
+    select(xTrain, train.length, 'max', docIdx),
+    docIdx.map((i) => train[i]!.label),
+    DIM,
+    { l2 },
+  );
+  columns['semantic-document'] = scoreAll(heads.document, select(xEval, nE, 'max'), nE);
+  const docSurface = (r: Row): boolean => r.surface === 'document' || r.surface === 'tool_result';
+  columns['semantic-routed'] = evalRows.map((r, i) =>
+    docSurface(r) ? (columns['semantic-document'] as number[])[i]! : (columns['semantic-max'] as number[])[i]!,
+  );
+  log(`document head: ${docIdx.length} rows`);
+  const fast = readScores(args.fast, nE);
+  const accurate = readScores(args.accurate, nE);
+  const sem = columns['semantic-routed'] as number[];
+  const semMax = columns['semantic-max'] as number[];
+  if (accurate) columns['z(accurate, semantic-max)'] = zAverage([accurate, semMax]);
+  if (fast) columns.fast = fast;
+  if (accurate) columns.accurate = accurate;
+  if (accurate) columns['z(accurate, semantic)'] = zAverage([accurate, sem]);
+  if (fast) columns['z(fast, semantic)'] = zAverage([fast, sem]);
+  if (fast && accurate) columns['z(fast, accurate, semantic)'] = zAverage([fast, accurate, sem]);
+  const report: Record<string, FamilyStats[]> = {};
+  const lines = [
+    '| family (pos / neg) | scorer | recall @ FPR 0.01 | recall @ FPR 0.05 | ROC AUC |',
+    '|---|---|---|---|---|',
+  ];
+  for (const [name, scores] of Object.entries(columns)) {
+    const rows: ClassifierRow[] = evalRows.map((r, i) => ({
+      score: scores[i] as number,
+      detected: false,
+      label: r.label,
+      family: r.family,
+    }));
+    report[name] = familyStats(rows).filter((s) => s.positives > 0 && s.negatives > 0);
+  }
+  const families = [...new Set(Object.values(report).flatMap((s) => s.map((x) => x.family)))].sort();
+  for (const f of families)
+    for (const [name, stats] of Object.entries(report)) {
+      const s = stats.find((x) => x.family === f);
+      if (s)
+        lines.push(
+          `| ${f} (${s.positives} / ${s.negatives}) | ${name} | ${f3(s.recall_at_fpr_01)} | ${f3(s.recall_at_fpr_05)} | ${f3(s.roc_auc)} |`,
+        );
+    }
+  lines.push('', '| scorer | worst family | its recall @ FPR 0.05 | its ROC AUC |', '|---|---|---|---|');
+  for (const [name, stats] of Object.entries(report)) {
+    const w = [...stats].sort((a, b) => (a.recall_at_fpr_05 ?? -1) - (b.recall_at_fpr_05 ?? -1))[0];
+    if (w) lines.push(`| ${name} | ${w.family} | ${f3(w.recall_at_fpr_05)} | ${f3(w.roc_auc)} |`);
+  }
+  console.log(lines.join('\n'));
+  mkdirSync(CACHE_DIR, { recursive: true });
+  writeFileSync(path.join(CACHE_DIR, 'report.json'), JSON.stringify(report, null, 1));
+  if (args.write) {
+    const dir = CACHE_DIR;
+    for (const name of ['max', 'document'])
+      writeFileSync(path.join(dir, `head-${name}.json`), serializeHead(heads[name] as LogisticHead) + '\n');
+    log(`wrote ${path.relative(REPO_ROOT, dir)}/head-{max,document}.json`);
+  }
+  log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+await main();

@@ -66,10 +66,8 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
   const loaded = (id: string): ModelEntry | null =>
     opts.models && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null;
   const fast = loadLinearModel(modelEntry(MODEL_IDS.promptInjectionFast, opts.modelsDir), opts.modelsDir);
-  const suffixListed = readManifest(opts.modelsDir).models.some((m) => m.id === MODEL_IDS.promptInjectionSuffix);
-  const suffix = suffixListed
-    ? loadCharLm(modelEntry(MODEL_IDS.promptInjectionSuffix, opts.modelsDir), opts.modelsDir)
-    : null;
+  const suffixEntry = readManifest(opts.modelsDir).models.find((m) => m.id === MODEL_IDS.promptInjectionSuffix);
+  const suffix = suffixEntry ? loadCharLm(suffixEntry, opts.modelsDir) : null;
   const toxicity = modelEntry(MODEL_IDS.toxicity, opts.modelsDir);
   const toxicityLoaded = loaded(MODEL_IDS.toxicity) !== null;
   const detectors: Detector[] = [

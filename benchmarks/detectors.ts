@@ -1,6 +1,7 @@
 /**
- * In-process detector latency: p50/p99 per detector at 100, 1,000 and 10,000 characters, plus raw
- * onnxruntime inference for the accurate prompt-injection model. Run: `npm run bench:detectors`.
+ * In-process detector latency: p50/p99 per detector (prompt injection per tier: fast, accurate, auto) at
+ * 100, 1,000 and 10,000 characters, plus each model alone on this thread (pi-accurate, pi-semantic — the
+ * sentence encoder and its head —, toxicity, pi-suffix, pii-ner). Run: `npm run bench:detectors`.
  * Model detectors are measured twice: through the worker pool (thread hop + FIFO + batching, as a
  * scan sees it) and directly on this thread (the model alone).
  */
@@ -61,6 +62,7 @@ const scanning = await startScanning(
 const { engine } = scanning;
 const direct = {
   'pi-accurate': await loadOnnxClassifier(modelEntry('pi-accurate')),
+  'pi-semantic': await loadOnnxClassifier(modelEntry('pi-semantic')),
   toxicity: await loadOnnxClassifier(modelEntry('toxicity')),
   'pii-ner': await loadOnnxTokenClassifier(modelEntry('pii-ner')),
   'pi-suffix': loadCharLm(modelEntry('pi-suffix')),
@@ -71,7 +73,7 @@ for (const chars of SIZES) {
   record('normalize', chars, await time(() => normalize(raw), 300));
   const text = normalize(raw);
   for (const d of engine.registry.detectors) {
-    const tiers = d.name === 'prompt_injection' ? (['fast', 'accurate'] as const) : (['accurate'] as const);
+    const tiers = d.name === 'prompt_injection' ? (['fast', 'accurate', 'auto'] as const) : (['accurate'] as const);
     for (const tier of tiers) {
       const input = { text, surface: 'user_message' as const, tier, deadlineAt: Date.now() + 3_600_000 };
       record(
@@ -84,6 +86,13 @@ for (const chars of SIZES) {
   // The same 2,000-char windows the detectors send, in one batch.
   const windows = chunkTexts(raw, 2000);
   record('pi-accurate onnx (this thread)', chars, await time(() => direct['pi-accurate'].scoreBatch(windows), 300));
+  // pi-semantic reads windows of its own max_chars (4,000): about 8 encoder windows of 128 tokens each
+  const semanticWindows = chunkTexts(raw, modelEntry('pi-semantic').max_chars);
+  record(
+    'pi-semantic encoder+head (this thread)',
+    chars,
+    await time(() => direct['pi-semantic'].scoreBatch(semanticWindows), 300, 10),
+  );
   record('toxicity onnx (this thread)', chars, await time(() => direct.toxicity.scoreBatch(windows), 300));
   record('pi-suffix char LM (this thread)', chars, await time(() => direct['pi-suffix'].score(text.text), 300));
   record('pii-ner onnx (this thread)', chars, await time(() => direct['pii-ner'].entitiesBatch([raw]), 300));

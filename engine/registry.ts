@@ -18,10 +18,16 @@ export const MODEL_IDS = {
   promptInjectionFast: 'pi-fast',
   promptInjectionAccurate: 'pi-accurate',
   promptInjectionSuffix: 'pi-suffix',
+  promptInjectionSemantic: 'pi-semantic',
   toxicity: 'toxicity',
   piiNer: 'pii-ner',
 } as const;
-export const POOL_MODELS: readonly string[] = [MODEL_IDS.promptInjectionAccurate, MODEL_IDS.toxicity, MODEL_IDS.piiNer];
+export const POOL_MODELS: readonly string[] = [
+  MODEL_IDS.promptInjectionAccurate,
+  MODEL_IDS.promptInjectionSemantic,
+  MODEL_IDS.toxicity,
+  MODEL_IDS.piiNer,
+];
 
 export interface RegistryOptions {
   /** Runs the pool's models, or null to serve in-process detectors only (every scan then takes the fast tier). */
@@ -29,7 +35,7 @@ export interface RegistryOptions {
   /** Models the pool actually loaded (from warm-up); others count as unloaded. */
   loadedModels: readonly string[];
   modelsDir?: string;
-  observe?: { fallback(detector: string, reason: string): void };
+  observe?: { fallback(detector: string, reason: string): void; cascade?(detector: string, stage: string): void };
 }
 
 export class DetectorRegistry {
@@ -68,15 +74,21 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
   const fast = loadLinearModel(modelEntry(MODEL_IDS.promptInjectionFast, opts.modelsDir), opts.modelsDir);
   const suffixEntry = readManifest(opts.modelsDir).models.find((m) => m.id === MODEL_IDS.promptInjectionSuffix);
   const suffix = suffixEntry ? loadCharLm(suffixEntry, opts.modelsDir) : null;
+  const accurate = loaded(MODEL_IDS.promptInjectionAccurate);
+  // a stacker's inputs must be models of this manifest (a typo would otherwise read as a model not loaded)
+  if (accurate?.combine?.method === 'logistic')
+    for (const id of accurate.combine.inputs) modelEntry(id, opts.modelsDir);
   const toxicity = modelEntry(MODEL_IDS.toxicity, opts.modelsDir);
   const toxicityLoaded = loaded(MODEL_IDS.toxicity) !== null;
   const detectors: Detector[] = [
     createPromptInjectionDetector({
       fast,
       suffix,
-      accurate: loaded(MODEL_IDS.promptInjectionAccurate),
+      accurate,
+      semantic: loaded(MODEL_IDS.promptInjectionSemantic),
       models: opts.models,
       onFallback: (reason) => opts.observe?.fallback('prompt_injection', reason),
+      onCascade: (stage) => opts.observe?.cascade?.('prompt_injection', stage),
     }),
     createPiiDetector(loaded(MODEL_IDS.piiNer), opts.models, (reason) => opts.observe?.fallback('pii', reason)),
     createToxicityDetector(toxicity, toxicityLoaded ? opts.models : null, (reason) =>

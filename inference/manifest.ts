@@ -15,6 +15,27 @@ export interface Thresholds {
   block_above: number;
 }
 
+/**
+ * A combination of models, each scoring the text as the max over its own windows:
+ * - `mean`: the mean of this model's score and model `with`'s score;
+ * - `logistic` (a stacker): sigmoid(bias + Σ weights[i] · logit(score of inputs[i])), scores clamped to
+ *   to [LOGIT_EPSILON, 1 − LOGIT_EPSILON] (`logistic-head.ts`) before the logit; `inputs` names the entry's own id among others.
+ */
+export type Combine =
+  | { method: 'mean'; with: string }
+  | {
+      method: 'logistic';
+      inputs: string[];
+      weights: number[];
+      bias: number;
+      /**
+       * The auto tier runs `defer` only when the other inputs leave the scan undecided: when the score with
+       * `defer`'s logit at `upper_logit` (a high quantile of its logits, from the stacking trainer) stays at
+       * or below `warn_above`, the scan is decided without it.
+       */
+      cascade?: { defer: string; upper_logit: number };
+    };
+
 export interface ModelEntry {
   id: string;
   version: string;
@@ -27,11 +48,8 @@ export interface ModelEntry {
   max_chars: number;
   /** Subword vocabulary file of `wordpiece-v1` models, hash-checked like the model file. */
   tokenizer?: { file: string; sha256: string };
-  /**
-   * The detector's score is the mean of this model's score and model `with`'s score (each the max over
-   * its own windows); `thresholds` then apply to that mean.
-   */
-  combine?: { with: string; method: 'mean' };
+  /** How the detector combines this model with others; `thresholds` then apply to the combined score. */
+  combine?: Combine;
   thresholds?: Thresholds;
   metrics?: Record<string, unknown>;
 }

@@ -1,24 +1,20 @@
 /**
  * `onnx` text classifiers (toxicity, pi-accurate), run by onnxruntime-node. The featurizer type picks
  * the input side: `hashed-text-v1` (toxicity: embedding-bag MLP over hashed n-grams) or `wordpiece-v1`
- * (pi-accurate: subword ids into a small transformer encoder, tokenizer file listed in the entry).
+ * (pi-accurate: subword ids into a small transformer encoder, tokenizer file listed in the entry) or
+ * `use-lite-head-v1` (pi-semantic: the pretrained sentence encoder + a logistic head, `semantic-classifier.ts`).
  */
 import { checkKind, MODELS_DIR, readVerified, type ModelEntry } from './manifest.ts';
+import type { TextClassifier } from './classifier.ts';
 import { createSession, toInt64 } from './onnx-session.ts';
+import { loadSemanticClassifier, SEMANTIC_FEATURIZER } from './semantic-classifier.ts';
 import { TextFeaturizer, type TextFeaturizerConfig } from './text-features.ts';
 import { tokenRows, WordPieceTokenizer, type WordPieceConfig } from './wordpiece.ts';
-
-export interface TextClassifier {
-  readonly entry: ModelEntry;
-  /** One score in [0, 1] per text, in one session run; 0 for texts without features. */
-  scoreBatch(texts: string[]): Promise<number[]>;
-  /** Frees the native session; call before the thread ends (onnxruntime aborts the process otherwise). */
-  release(): Promise<void>;
-}
 
 export async function loadOnnxClassifier(entry: ModelEntry, dir: string = MODELS_DIR): Promise<TextClassifier> {
   checkKind(entry, 'text-classification', 'onnx');
   if (entry.featurizer.type === 'wordpiece-v1') return loadTransformerClassifier(entry, dir);
+  if (entry.featurizer.type === SEMANTIC_FEATURIZER) return loadSemanticClassifier(entry, dir);
   const { ort, session } = await createSession(entry, dir);
   const featurizer = new TextFeaturizer(entry.featurizer as unknown as TextFeaturizerConfig);
   const outName = session.outputNames[0] ?? 'scores';

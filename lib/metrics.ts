@@ -10,6 +10,7 @@ export interface Metrics {
   detectorDuration: client.Histogram<'detector' | 'tier'>;
   decisions: client.Counter<'action' | 'surface'>;
   detectorFallbacks: client.Counter<'detector' | 'reason'>;
+  detectorCascade: client.Counter<'detector' | 'stage'>;
   poolWait: client.Histogram;
   poolBatchTexts: client.Histogram;
   poolRejections: client.Counter<'reason'>;
@@ -78,6 +79,12 @@ export function createMetrics(collectDefaults: boolean): Metrics {
       name: 'cf_detector_fallbacks_total',
       help: 'Scans whose model could not answer (accurate → fast fallback, NER or toxicity unavailable)',
       labelNames: ['detector', 'reason'],
+      registers,
+    }),
+    detectorCascade: new client.Counter({
+      name: 'cf_detector_cascade_total',
+      help: 'Auto-tier scans of a cascading detector: decided by the cheap models (early) or with the deferred encoder (full)',
+      labelNames: ['detector', 'stage'],
       registers,
     }),
     poolWait: new client.Histogram({

@@ -92,7 +92,10 @@ export async function startScanning(
     models: dispatcher,
     loadedModels,
     modelsDir: config.MODELS_DIR,
-    observe: { fallback: (detector, reason) => metrics.detectorFallbacks.inc({ detector, reason }) },
+    observe: {
+      fallback: (detector, reason) => metrics.detectorFallbacks.inc({ detector, reason }),
+      cascade: (detector, stage) => metrics.detectorCascade.inc({ detector, stage }),
+    },
   });
   const engine = new ScanEngine(registry, {
     detector: (name, tier, seconds) => metrics.detectorDuration.observe({ detector: name, tier }, seconds),

@@ -11,8 +11,11 @@
  * - `family-<name>.jsonl` for each threat family (`jailbreak_roleplay`, `instruction_override`,
  *   `indirect_instruction`, `multilingual`): rows of the family's VALIDATION generator (`data/families/`,
  *   wording disjoint from its TRAIN generator), attacks and their benign twins, with `family`; `source`
- *   names the language or carrier; documents carry their `surface` (`document`, `tool_result`). `families.jsonl` holds them all plus the rows of `injection.jsonl`
- *   (`family` `dataset_holdout`: whole-source hold-out; `benign_trigger_words`: negatives only).
+ *   names the language or carrier; documents carry their `surface` (`document`, `tool_result`);
+ * - `family-adversarial_suffix.jsonl`: pi-suffix's validation generator (`data/suffix-attacks.ts`): GCG/DSN-like
+ *   suffix attacks and noise-like benign prompts as user messages, bare noise as `document`s.
+ * `families.jsonl` holds them all plus the rows of `injection.jsonl` (`family` `dataset_holdout`: whole-source
+ * hold-out; `benign_trigger_words`: negatives only).
  * Every row: `{text, label | spans, source}`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -34,6 +37,7 @@ import { familySource, familyVal, THREAT_FAMILIES } from './data/families/index.
 import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
 import { piiStructuredEval } from './data/pii-structured.ts';
 import { piiSynthEval } from './data/pii-synth.ts';
+import { suffixValidationSet } from './data/suffix-attacks.ts';
 import { mulberry32 } from './prng.ts';
 import { loadInjectionData } from './trainers/injection-data.ts';
 
@@ -84,7 +88,17 @@ const familyRows = THREAT_FAMILIES.map((f) =>
   })),
 );
 THREAT_FAMILIES.forEach((f, i) => write(`family-${f}.jsonl`, familyRows[i] as object[]));
-write('families.jsonl', [...familyRows.flat(), ...injectionRows]);
+// adversarial suffixes (pi-suffix's validation generator): attacks and noise-like benign prompts as user
+// messages, bare noise (code, JSON, logs, tables, …) as documents
+const suffixRows = suffixValidationSet().map((e) => ({
+  text: e.text,
+  label: e.label,
+  source: `generated/suffix-val/${e.kind}`,
+  family: 'adversarial_suffix',
+  ...(e.kind.startsWith('doc:') ? { surface: 'document' } : {}),
+}));
+write('family-adversarial_suffix.jsonl', suffixRows);
+write('families.jsonl', [...familyRows.flat(), ...suffixRows, ...injectionRows]);
 
 // toxicity
 const held = new Set(TOXICITY_HELDOUT_FAMILIES);

@@ -72,6 +72,7 @@ const threads =
 if (!Number.isInteger(threads) || threads < 0 || threads > 64) fail('--threads must be an integer in 0..64');
 
 const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+const metrics = createMetrics(false);
 const scanning = await startScanning(
   {
     WORKER_THREADS: threads,
@@ -80,7 +81,7 @@ const scanning = await startScanning(
     POOL_SPLIT_CHARS: 8_000,
     MODELS_DIR: process.env.MODELS_DIR,
   },
-  createMetrics(false),
+  metrics,
   logger,
 );
 const flagAbove = scanning.engine.registry.get(detector)?.thresholds?.flag_above;
@@ -202,3 +203,12 @@ process.stderr.write(
 if (classifierRows.length) process.stderr.write(classifierSummary(classifierRows, detector, tier));
 if (classifierRows.length) process.stderr.write(familySummary(classifierRows));
 if (piiRows.length) process.stderr.write(piiSummary(piiRows));
+// the auto tier's cascade: how many scans the cheap models decided without the deferred encoder
+const cascade = (await metrics.detectorCascade.get()).values.filter((v) => v.labels.detector === detector);
+if (cascade.length) {
+  const n = (stage: string): number => cascade.find((v) => v.labels.stage === stage)?.value ?? 0;
+  const total = n('early') + n('full');
+  process.stderr.write(
+    `cascade: ${n('early')} of ${total} scans (${((100 * n('early')) / Math.max(1, total)).toFixed(1)} %) decided without the deferred model\n`,
+  );
+}

@@ -4,7 +4,8 @@
  */
 import { workerData } from 'piscina';
 import { modelEntry } from '../inference/manifest.ts';
-import { loadOnnxClassifier, type TextClassifier } from '../inference/text-classifier.ts';
+import type { TextClassifier } from '../inference/classifier.ts';
+import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier, type TokenClassifier } from '../inference/token-classifier.ts';
 import {
   CRASH_MARKER,

@@ -1,6 +1,9 @@
 /**
  * Prompt injection and jailbreaks. The tier picks the model: `fast` is the in-process hashed
- * n-gram linear model; `accurate` and `auto` (equal to accurate today) use the pool's classifier.
+ * n-gram linear model; `accurate` uses the pool's classifier combined with others as its manifest
+ * entry's `combine` says (a logistic stacker over pi-accurate, pi-fast and the sentence-encoder model
+ * pi-semantic: `prompt-injection-combine.ts`); `auto` is the same stack run as a cascade — the encoder
+ * only when the cheaper models leave the scan undecided.
  * When the accurate model cannot answer (not loaded, worker crashed), the scan retries once with
  * fast and says so in the item's `source`. On prompt-like surfaces every tier also runs the in-process
  * adversarial-suffix scorer (pi-suffix, `adversarial-suffix.ts`): the score is the max of the two and an
@@ -15,6 +18,7 @@ import { frameworksFor } from '../frameworks.ts';
 import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { decodedViews, type TextView } from '../views.ts';
 import { suffixScore, withSuffix } from './adversarial-suffix.ts';
+import { combinationOf, type Top } from './prompt-injection-combine.ts';
 import { best, itemFor, windowsOf, type Window } from './scoring.ts';
 
 const LABEL = 'prompt_injection';
@@ -25,10 +29,14 @@ export interface PromptInjectionDeps {
   accurate: ModelEntry | null;
   /** Runs the accurate model (null: no model server; every scan takes the fast tier). */
   models: ModelClient | null;
+  /** The semantic model's manifest entry (pi-semantic, run by the pool) when loaded; a stacker may need it. */
+  semantic?: ModelEntry | null;
   /** The adversarial-suffix scorer (pi-suffix), or null when this deployment does not serve it. */
   suffix?: CharLm | null;
   /** Called when a scan fell back from accurate to fast (for metrics). */
   onFallback?(reason: string): void;
+  /** Called per auto-tier scan of a cascading stack: decided without the deferred model, or with it (for metrics). */
+  onCascade?(stage: 'early' | 'full'): void;
 }
 
 export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detector {
@@ -38,10 +46,7 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   const accurate = deps.accurate;
   const defaultThresholds = accurate ? requireThresholds(accurate) : fastThresholds;
 
-  // The accurate model may be an ensemble with the fast one (manifest `combine`); it is then scored here too.
-  const combineWithFast = accurate?.combine?.with === fastEntry.id && accurate.combine.method === 'mean';
-  if (accurate?.combine && !combineWithFast)
-    throw new Error(`model ${accurate.id}: unsupported combine ${JSON.stringify(accurate.combine)}`);
+  const combine = combinationOf(accurate, fastEntry, deps.semantic ?? null);
   const scoreFast = (input: DetectorInput, views: TextView[]): [Window[], number[]] => {
     const windows = windowsOf(input, fastEntry.max_chars, views);
     return [windows, windows.map((w) => deps.fast.score(w.text))];
@@ -54,7 +59,7 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     version: '1.1.0',
     model:
       (accurate
-        ? `${accurate.id}@${accurate.version} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)`
+        ? `${combine.source.slice('model:'.length)} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)`
         : `${fastEntry.id}@${fastEntry.version}`) +
       (deps.suffix ? `; ${deps.suffix.entry.id}@${deps.suffix.entry.version} (suffix)` : ''),
     kind: 'score',
@@ -74,34 +79,48 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   function detectModels(input: DetectorInput): DetectorResult | Promise<DetectorResult> {
     const views = decodedViews(input.text.text);
     if (input.tier === 'fast') return runFast(input, views);
-    if (!accurate || !deps.models) {
+    const models = deps.models;
+    if (!accurate || !models || combine.missing) {
       deps.onFallback?.('model_not_loaded');
       return runFast(input, views, `fallback_from=accurate;reason=model_not_loaded`);
     }
-    const windows = windowsOf(input, accurate.max_chars, views);
-    const source = `model:${accurate.id}@${accurate.version}`;
-    return deps.models
-      .classify(
-        accurate.id,
-        windows.map((w) => w.text),
-        input.deadlineAt ?? Date.now() + 60_000,
-      )
-      .then(
-        (scores) => {
-          const top = best(windows, scores);
-          if (!combineWithFast) return finding(input, top, source, defaultThresholds);
-          // The manifest's thresholds apply to the mean of the two models' scores (each the max over its own windows).
-          const fastTop = best(...scoreFast(input, views));
-          const score = (top.score + fastTop.score) / 2;
-          const window = fastTop.score > top.score ? fastTop.window : top.window;
-          return finding(input, { score, window }, `${source}+${fastEntry.id}@${fastEntry.version}`, defaultThresholds);
-        },
-        (err: unknown) => {
-          if (!(err instanceof ModelUnavailableError)) throw err;
-          deps.onFallback?.(err.reason);
-          return runFast(input, views, `fallback_from=accurate;reason=${err.reason}`);
-        },
+    return runStack(input, views, models);
+  }
+
+  async function runStack(input: DetectorInput, views: TextView[], models: ModelClient): Promise<DetectorResult> {
+    const deadline = input.deadlineAt ?? Date.now() + 60_000;
+    const tops = new Map<string, Top>();
+    const run = async (entries: ModelEntry[]): Promise<void> => {
+      const found = await Promise.all(
+        entries.map(async (entry) => {
+          const windows = windowsOf(input, entry.max_chars, views);
+          const scores = await models.classify(
+            entry.id,
+            windows.map((w) => w.text),
+            deadline,
+          );
+          return best(windows, scores);
+        }),
       );
+      entries.forEach((e, i) => tops.set(e.id, found[i]!));
+    };
+    try {
+      if (combine.usesFast) tops.set(fastEntry.id, best(...scoreFast(input, views)));
+      const cascade = input.tier === 'auto' ? combine.cascade : undefined;
+      await run(combine.pool.filter((e) => e.id !== cascade?.defer));
+      if (cascade) {
+        const early = cascade.early(tops, defaultThresholds.warn_above);
+        deps.onCascade?.(early ? 'early' : 'full');
+        if (early)
+          return finding(input, early, `${combine.source};cascade=without:${cascade.defer}`, defaultThresholds);
+        await run(combine.pool.filter((e) => e.id === cascade.defer));
+      }
+      return finding(input, combine.score(tops), combine.source, defaultThresholds);
+    } catch (err) {
+      if (!(err instanceof ModelUnavailableError)) throw err;
+      deps.onFallback?.(err.reason);
+      return runFast(input, views, `fallback_from=accurate;reason=${err.reason}`);
+    }
   }
 }
 

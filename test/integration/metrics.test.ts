@@ -46,4 +46,26 @@ describe('/metrics', () => {
     ])
       expect(r.text, name).toContain(name);
   });
+
+  it("counts the auto tier's cascade: an ordinary prompt is decided without the sentence encoder", async () => {
+    const org = await buildOrg(app);
+    const metric = 'cf_detector_cascade_total{detector="prompt_injection",stage="early"}';
+    const count = async (): Promise<number> => {
+      const r = await call(app, 'GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+      const line = r.text.split('\n').find((l) => l.startsWith(metric));
+      return line ? Number(line.slice(metric.length)) : 0;
+    };
+    const before = await count();
+    const scan = await call(app, 'POST', '/v1/scans', {
+      key: org.admin,
+      json: {
+        kind: 'content',
+        surface: 'user_message',
+        content: { type: 'text', text: 'What time does the museum open on Sundays?' },
+        options: { tier: 'auto', detectors: ['prompt_injection'] },
+      },
+    });
+    expect(scan.status).toBe(201);
+    expect(await count()).toBe(before + 1);
+  });
 });

@@ -45,7 +45,9 @@ describe('model pool: backpressure and deadlines', () => {
   let app: TestApp;
   let org: TestOrg;
   beforeAll(async () => {
-    app = await startTestApp({ env: { WORKER_THREADS: '1', POOL_QUEUE_MAX: '2', POOL_MAX_BATCH: '1' } });
+    // A scan asks the pool for four models (pi-accurate, pi-semantic, toxicity, pii-ner): one runs, three wait,
+    // so a queue of three holds exactly one scan and the 40 below overflow it.
+    app = await startTestApp({ env: { WORKER_THREADS: '1', POOL_QUEUE_MAX: '3', POOL_MAX_BATCH: '1' } });
     org = await buildOrg(app, 'Pressure');
   });
   afterAll(async () => app?.close());

@@ -7,12 +7,8 @@ import { syntheticInjections } from '../../training/data/synthetic-injections.ts
 import { exportTransformerOnnx, importTransformerOnnx } from '../../training/onnx-io.ts';
 import { gaussian, mulberry32 } from '../../training/prng.ts';
 import { MODELS_DIR, modelEntry } from '../../inference/manifest.ts';
-import {
-  loadOnnxClassifier,
-  loadTokenizer,
-  type TextClassifier,
-  type WordPieceFeaturizer,
-} from '../../inference/text-classifier.ts';
+import type { TextClassifier } from '../../inference/classifier.ts';
+import { loadOnnxClassifier, loadTokenizer, type WordPieceFeaturizer } from '../../inference/text-classifier.ts';
 import { transformerConfig, type TransformerConfig, type TransformerParams } from '../../training/transformer.ts';
 import { tokenRows } from '../../inference/wordpiece.ts';
 import { forwardLogits, initParams, padBatch, tf, toVars, useBackend } from '../../training/trainers/transformer-tf.ts';

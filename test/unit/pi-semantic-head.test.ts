@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  columnStats,
-  headLogit,
-  headScore,
-  parseHead,
-  serializeHead,
-  trainHead,
-  zAverage,
-  type LogisticHead,
-} from '../../training/trainers/pi-semantic-head.ts';
+import { headLogit, headScore, parseHead, serializeHead, type LogisticHead } from '../../inference/logistic-head.ts';
+import { columnStats, trainHead, zAverage } from '../../training/trainers/pi-semantic-head.ts';
 import { mulberry32 } from '../../training/prng.ts';
 
 /** Two gaussian blobs in 4-d separated along dimension 0; dimensions 1–3 are noise with other scales. */

@@ -14,7 +14,8 @@ const suffix = loadCharLm(modelEntry('pi-suffix'));
 const accurate = modelEntry('pi-accurate');
 const poolSays = (score: number) =>
   ({ classify: async (_m: string, texts: string[]) => texts.map(() => score) }) as unknown as ModelClient;
-const detector = createPromptInjectionDetector({ fast, suffix, accurate, models: poolSays(0.05) });
+const semantic = modelEntry('pi-semantic');
+const detector = createPromptInjectionDetector({ fast, suffix, accurate, semantic, models: poolSays(0.05) });
 const scan = async (text: string, surface: Surface = 'user_message', tier: Tier = 'accurate') =>
   detector.detect({ text: normalize(text), surface, tier });
 

@@ -3,7 +3,8 @@ import { TextFeaturizer, textFeaturizerConfig, type TextFeaturizerConfig } from 
 import type { HardNegative } from '../data/hard-negatives.ts';
 import { exportBagMlpOnnx } from '../onnx-io.ts';
 import type { ModelEntry } from '../../inference/manifest.ts';
-import { loadOnnxClassifier, type TextClassifier } from '../../inference/text-classifier.ts';
+import type { TextClassifier } from '../../inference/classifier.ts';
+import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 import {
   buildTrainingSet,
   chunkedScores,

@@ -12,6 +12,7 @@ import { injectionHardNegativesEval, injectionHardNegativesTrain, type HardNegat
 import { mulberry32, pick } from '../prng.ts';
 import { syntheticInjections } from '../data/synthetic-injections.ts';
 import { translatedEval, translatedTrain } from '../data/multilingual.ts';
+import { familyTrain, THREAT_FAMILIES, type ThreatFamily } from '../data/families/index.ts';
 import { leetspeak } from '../data/obfuscate.ts';
 import { normalize } from '../../engine/normalize.ts';
 import type { Example } from './common.ts';
@@ -34,8 +35,18 @@ export interface InjectionData {
     translatedTrain: number;
     translatedEval: number;
     lengthMatchedNegatives: number;
+    /** rows of the threat-family TRAIN generators (attacks and benign twins), per family */
+    familyTrain: Record<ThreatFamily, number>;
   };
 }
+
+/** Rows per threat family from its TRAIN generator; multilingual gets more (16 languages share them). */
+export const FAMILY_TRAIN_ROWS: Record<ThreatFamily, number> = {
+  jailbreak_roleplay: 2000,
+  instruction_override: 2000,
+  indirect_instruction: 2000,
+  multilingual: 3200,
+};
 
 const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
 
@@ -80,6 +91,13 @@ export function loadInjectionData(log: (m: string) => void): InjectionData {
   for (const t of translated) train.push({ text: t.text, label: t.label, family: 'generated/translated' });
   const lengthMatched = lengthMatchedNegatives(train, 1200, 999);
   for (const e of lengthMatched) train.push(e);
+  // threat-family TRAIN generators (their VALIDATION generators share no wording: npm run eval:sets)
+  const familyCounts = {} as Record<ThreatFamily, number>;
+  for (const f of THREAT_FAMILIES) {
+    const rows = familyTrain(f, FAMILY_TRAIN_ROWS[f]);
+    familyCounts[f] = rows.length;
+    for (const r of rows) train.push({ text: r.text, label: r.label, family: `generated/family-train/${f}` });
+  }
   // held-out translated phrasing (EVAL templates), both classes
   const translatedHeld = translatedEval();
   for (const t of translatedHeld) val.push({ text: t.text, label: t.label, family: 'generated/translated-eval' });
@@ -100,6 +118,7 @@ export function loadInjectionData(log: (m: string) => void): InjectionData {
     translatedTrain: translated.length,
     translatedEval: translatedHeld.length,
     lengthMatchedNegatives: lengthMatched.length,
+    familyTrain: familyCounts,
   };
   log(
     `injection data: ${JSON.stringify(stats)}; val pos ${val.filter((e) => e.label === 1).length} neg ${val.filter((e) => e.label === 0).length}`,

@@ -152,8 +152,10 @@ chosen the same way: ROC-AUC ${e.roc_auc}, recall ${e.recall} at flag ${e.thresh
 ${fmtRecall(c.ensembleRecall)} (pi-fast alone: ${fmtRecall(c.fastRecall)}); hard-negative FPR at flag ${c.ensemble.hard_negatives.fpr_flag}.
 Per source: \`metrics.ensemble_with_pi_fast\` in the manifest.
 
-**This is what the accurate tier serves**: the manifest entry carries \`combine: {with: "pi-fast", method: "mean"}\`
-and the ensemble's thresholds (the transformer-alone thresholds are kept in \`metrics.model_alone_thresholds\`).
+This trainer writes the manifest entry with \`combine: {with: "pi-fast", method: "mean"}\` and the ensemble's
+thresholds (the transformer-alone thresholds are kept in \`metrics.model_alone_thresholds\`). **What the accurate
+tier serves** is then set by \`npm run train:pi-stack\`: a logistic stacker over pi-accurate, pi-fast and
+pi-semantic that replaces \`combine\` and the thresholds (its card: \`stack.md\` beside this one).
 Measure it through the engine with \`npm run eval:sets && npm run eval -- --detector prompt_injection --tier accurate --input models/.eval/injection.jsonl --output /tmp/pi.jsonl\`.
 
 ## Known weaknesses

@@ -3,7 +3,7 @@
  * fixed false-positive rates, latency through the serving path, and whether int8 may ship.
  */
 import { chunkTexts } from '../../engine/chunk.ts';
-import type { TextClassifier } from '../../inference/text-classifier.ts';
+import type { TextClassifier } from '../../inference/classifier.ts';
 import { WordPieceTokenizer, type WordPieceConfig } from '../../inference/wordpiece.ts';
 import { binaryMetrics, thresholdForFpr } from '../metrics.ts';
 import type { EvalReport, Example } from './common.ts';

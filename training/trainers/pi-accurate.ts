@@ -15,7 +15,8 @@ import { fitTemperature } from '../metrics.ts';
 import { exportTransformerOnnx } from '../onnx-io.ts';
 import { loadLinearModel } from '../../inference/linear-model.ts';
 import { MODELS_DIR, modelEntry, type ModelEntry } from '../../inference/manifest.ts';
-import { loadOnnxClassifier, type TextClassifier } from '../../inference/text-classifier.ts';
+import type { TextClassifier } from '../../inference/classifier.ts';
+import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 import { parameterCount, transformerConfig } from '../transformer.ts';
 import { trainWordPiece, WordPieceTokenizer } from '../../inference/wordpiece.ts';
 import {
@@ -33,7 +34,7 @@ import { piAccurateCard } from './pi-accurate-card.ts';
 import { buildTokenTrainingSet, runKeyOf, trainTransformer } from './transformer-trainer.ts';
 
 const ID = 'pi-accurate';
-const VERSION = '0.2.0';
+const VERSION = '0.3.0';
 const SEED = 4242;
 const env = (k: string, d: number): number => Number(process.env[k] ?? d);
 const VOCAB = env('PI_ACC_VOCAB', 8000);

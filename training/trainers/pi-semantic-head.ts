@@ -2,16 +2,9 @@
  * A logistic head on frozen sentence-encoder features (issue 17, measurement step): features are
  * standardised with the training mean/std, weights fitted by full-batch gradient descent with Adam and
  * L2, deterministic (zero init, no sampling). Plain TypeScript, no dependencies, so the same math can be
- * ported to serving once the head is wired.
+ * served (`inference/logistic-head.ts` holds the serving half: the head's logit and its JSON).
  */
-
-export interface LogisticHead {
-  dim: number;
-  mean: number[];
-  std: number[];
-  weights: number[];
-  bias: number;
-}
+import { sigmoid, type LogisticHead } from '../../inference/logistic-head.ts';
 
 export interface HeadOptions {
   /** L2 penalty on the weights (not the bias), per row: loss = mean log-loss + l2/2 · |w|² */
@@ -21,8 +14,6 @@ export interface HeadOptions {
   /** weight of positive rows relative to negatives (default: balances the classes) */
   positiveWeight?: number;
 }
-
-const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
 /** Column mean and std (std floored at 1e-6) of row-major `x` [n, dim]. */
 export function columnStats(x: Float32Array, n: number, dim: number): { mean: number[]; std: number[] } {
@@ -40,19 +31,6 @@ export function columnStats(x: Float32Array, n: number, dim: number): { mean: nu
     std[j] = Math.max(1e-6, Math.sqrt(Math.max(0, (sq[j] as number) / Math.max(1, n) - (mean[j] as number) ** 2)));
   }
   return { mean, std };
-}
-
-/** The head's logit for one row of `x` starting at `offset`. */
-export function headLogit(head: LogisticHead, x: ArrayLike<number>, offset = 0): number {
-  let z = head.bias;
-  for (let j = 0; j < head.dim; j++)
-    z +=
-      (head.weights[j] as number) * (((x[offset + j] as number) - (head.mean[j] as number)) / (head.std[j] as number));
-  return z;
-}
-
-export function headScore(head: LogisticHead, x: ArrayLike<number>, offset = 0): number {
-  return sigmoid(headLogit(head, x, offset));
 }
 
 /** Fits a head on row-major `x` [n, dim] with 0/1 `labels`. */
@@ -102,32 +80,6 @@ export function trainHead(
     }
   }
   return { dim, mean, std, weights: Array.from(w.subarray(0, dim)), bias: w[dim] as number };
-}
-
-/** JSON of a head with weights rounded to 6 significant digits (small, diff-able). */
-export function serializeHead(head: LogisticHead): string {
-  const r = (a: readonly number[]): number[] => a.map((x) => Number(x.toPrecision(6)));
-  return JSON.stringify({
-    dim: head.dim,
-    mean: r(head.mean),
-    std: r(head.std),
-    weights: r(head.weights),
-    bias: Number(head.bias.toPrecision(6)),
-  });
-}
-
-export function parseHead(json: string): LogisticHead {
-  const o = JSON.parse(json) as Partial<LogisticHead>;
-  const dim = o.dim;
-  if (typeof dim !== 'number' || !Number.isInteger(dim) || dim <= 0) throw new Error('head: bad dim');
-  for (const k of ['mean', 'std', 'weights'] as const) {
-    const a = o[k];
-    if (!Array.isArray(a) || a.length !== dim || a.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
-      throw new Error(`head: ${k} must be ${dim} finite numbers`);
-  }
-  if (typeof o.bias !== 'number' || !Number.isFinite(o.bias)) throw new Error('head: bad bias');
-  if ((o.std as number[]).some((s) => s <= 0)) throw new Error('head: std must be > 0');
-  return { dim, mean: o.mean as number[], std: o.std as number[], weights: o.weights as number[], bias: o.bias };
 }
 
 /**

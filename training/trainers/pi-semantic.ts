@@ -1,23 +1,27 @@
 /**
- * `npm run train:pi-semantic` — frozen USE-lite embeddings + logistic heads, MEASURED per threat family
- * (issue 17; not wired into the detector). Features per text: the mean and the max over its 128-token
- * windows (first and last `MAX_WINDOWS / 2` windows of longer text), cached in `models/.cache/pi-semantic/`.
+ * `npm run train:pi-semantic [-- --write]` — pi-semantic: frozen USE-lite embeddings + a logistic head
+ * (issue 17). Features per text: the mean and the per-dimension max over its 128-token windows (first
+ * and last `MAX_WINDOWS / 2` windows of longer text: `inference/semantic-classifier.ts` `pooledWindows`),
+ * cached in `models/.cache/pi-semantic/`.
  *
  * Training: rows of `../shared/datasets/injection*.jsonl` outside the whole-source hold-out
  * (`INJECTION_HELDOUT_FAMILIES`; a seeded subsample of `DATASET_ROWS`) + `familyTrain(...)` of the four
- * families. Evaluation: `models/.eval/families.jsonl` (`npm run eval:sets`: VALIDATION generators +
- * dataset_holdout + benign_trigger_words), per family, alone and z-averaged with the fast/accurate scores
- * of the same rows (`--fast`/`--accurate`: outputs of `npm run eval` on families.jsonl, same order).
- * Writes the table to stdout and `models/.cache/pi-semantic/report.json`; with `--write` also the heads
- * (`head-max.json`, `head-document.json`) into that cache directory. They are not an artifact: the
- * measured heads did not improve the worst family (models/README.md, "Frozen USE-lite + logistic heads").
+ * families (as many rows as the lexical models get: `FAMILY_TRAIN_ROWS`). Evaluation:
+ * `models/.eval/families.jsonl` (`npm run eval:sets`: VALIDATION generators + dataset_holdout +
+ * benign_trigger_words), per family, alone and z-averaged with the fast/accurate scores of the same rows
+ * (`--fast`/`--accurate`: outputs of `npm run eval` on families.jsonl, same order). Writes the table to
+ * stdout and `models/.cache/pi-semantic/report.json`. With `--write`, the max head (served: the per-dimension
+ * max of the window embeddings) becomes the artifact `models/pi-semantic/` (head JSON, manifest entry,
+ * card); it has no thresholds of its own — the accurate tier's stacker (`npm run train:pi-stack`) uses it.
  * Options: `--l2` (default 1e-3), `--dataset-only` (heads without the familyTrain rows).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalize } from '../../engine/normalize.ts';
+import { pooledWindows, SEMANTIC_FEATURIZER, type SemanticFeaturizer } from '../../inference/semantic-classifier.ts';
 import { loadSentenceEncoder, type SentenceEncoder } from '../../inference/sentence-encoder.ts';
+import { USE_LITE_VERSION } from '../../inference/use-lite-weights.ts';
 import {
   datasetsDir,
   INJECTION_HELDOUT_FAMILIES,
@@ -30,12 +34,20 @@ import {
 import { familyTrain, THREAT_FAMILIES } from '../data/families/index.ts';
 import { familyStats, type ClassifierRow, type FamilyStats } from '../eval-metrics.ts';
 import { mulberry32, shuffleInPlace } from '../prng.ts';
-import { makeLogger } from './common.ts';
-import { headScore, serializeHead, trainHead, zAverage, type LogisticHead } from './pi-semantic-head.ts';
+import { makeLogger, upsertManifestEntry, writeCard, writeModelFile } from './common.ts';
+import { semanticCard } from './pi-semantic-card.ts';
+import { FAMILY_TRAIN_ROWS } from './injection-data.ts';
+import { headScore, serializeHead, type LogisticHead } from '../../inference/logistic-head.ts';
+import { trainHead, zAverage } from './pi-semantic-head.ts';
 
+const ID = 'pi-semantic';
+const VERSION = '0.1.0';
 const SEED = 1717;
+/** the engine's window for this model: 8 windows of 128 tokens hold about 4,000 characters */
+const MAX_CHARS = 4000;
 const DATASET_ROWS = 10_000;
 const MAX_WINDOWS = 8;
+const WINDOW_TOKENS = 128;
 const DIM = 512;
 const CACHE_DIR = path.join(REPO_ROOT, 'models/.cache/pi-semantic');
 const log = makeLogger('pi-semantic');
@@ -77,7 +89,12 @@ function trainingRows(): Row[] {
   }
   const sample = shuffleInPlace(data, mulberry32(SEED)).slice(0, DATASET_ROWS);
   const fam = THREAT_FAMILIES.flatMap((f) =>
-    familyTrain(f).map((r): Row => ({ text: r.text, label: r.label, family: `train:${f}`, surface: r.surface })),
+    familyTrain(f, FAMILY_TRAIN_ROWS[f]).map((r): Row => ({
+      text: r.text,
+      label: r.label,
+      family: `train:${f}`,
+      surface: r.surface,
+    })),
   );
   log(`training rows: ${sample.length} of ${data.length} dataset rows (seeded subsample) + ${fam.length} family rows`);
   return [...sample, ...fam];
@@ -94,12 +111,7 @@ async function features(name: string, texts: readonly string[], enc: () => Promi
   }
   const e = await enc();
   const t0 = Date.now();
-  const perText = texts.map((t) => {
-    const ids = e.tokenize(t);
-    const ws: number[][] = [];
-    for (let s = 0; s === 0 || s < ids.length; s += 128) ws.push(ids.slice(s, s + 128));
-    return ws.length > MAX_WINDOWS ? [...ws.slice(0, MAX_WINDOWS / 2), ...ws.slice(-MAX_WINDOWS / 2)] : ws;
-  });
+  const perText = texts.map((t) => pooledWindows(e.tokenize(t), WINDOW_TOKENS, MAX_WINDOWS));
   const flat = perText.flat();
   const order = flat.map((_, i) => i).sort((a, b) => (flat[a] as number[]).length - (flat[b] as number[]).length);
   const sorted = await e.embedIds(order.map((i) => flat[i] as number[]));
@@ -232,13 +244,46 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
   mkdirSync(CACHE_DIR, { recursive: true });
   writeFileSync(path.join(CACHE_DIR, 'report.json'), JSON.stringify(report, null, 1));
-  if (args.write) {
-    const dir = CACHE_DIR;
-    for (const name of ['max', 'document'])
-      writeFileSync(path.join(dir, `head-${name}.json`), serializeHead(heads[name] as LogisticHead) + '\n');
-    log(`wrote ${path.relative(REPO_ROOT, dir)}/head-{max,document}.json`);
-  }
+  if (args.write) writeArtifact(heads.max as LogisticHead, report, train);
   log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** `--write`: the max head becomes the pi-semantic artifact (head JSON, manifest entry, card). */
+function writeArtifact(head: LogisticHead, report: Record<string, FamilyStats[]>, train: readonly Row[]): void {
+  const encoderId = `use-lite@${USE_LITE_VERSION}`;
+  const written = writeModelFile(ID, 'head.json', new TextEncoder().encode(serializeHead(head) + '\n'));
+  const featurizer: SemanticFeaturizer = {
+    type: SEMANTIC_FEATURIZER,
+    encoder: encoderId,
+    window_tokens: WINDOW_TOKENS,
+    max_windows: MAX_WINDOWS,
+  };
+  const stats = report['semantic-max'] ?? [];
+  upsertManifestEntry({
+    id: ID,
+    version: VERSION,
+    task: 'text-classification',
+    runtime: 'onnx',
+    file: written.file,
+    sha256: written.sha256,
+    featurizer: {
+      ...featurizer,
+      pooling: 'per-dimension max over the token windows, then a logistic head on the standardised 512-d vector',
+    },
+    labels: ['benign', 'injection'],
+    max_chars: MAX_CHARS,
+    // no thresholds: served only as an input of the accurate tier's stacker (pi-accurate `combine`)
+    metrics: {
+      validation: 'families.jsonl (npm run eval:sets): VALIDATION generators + dataset whole-source hold-out',
+      per_family: stats,
+      training_rows: train.length,
+      l2: Number(args.l2),
+    },
+    training_data_sha256: sha256Hex(train.map((r) => `${r.label}\0${r.text}`).join('\n')),
+    seed: SEED,
+  });
+  writeCard(ID, semanticCard({ version: VERSION, encoder: encoderId, rows: train.length, stats, l2: Number(args.l2) }));
+  log(`wrote ${written.file}, card and manifest entry`);
 }
 
 await main();

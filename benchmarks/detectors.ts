@@ -83,6 +83,16 @@ for (const chars of SIZES) {
       );
     }
   }
+  // The cascade and the reduced stack: auto on benign text (decided without the encoder when the cheap
+  // models are sure), accurate on a document (the stack without pi-semantic).
+  const pi = engine.registry.get('prompt_injection')!;
+  const benign = normalize(textOf(chars, 'benign'));
+  const far = Date.now() + 3_600_000;
+  for (const [what, input] of [
+    ['prompt_injection/auto, benign text', { text: benign, surface: 'user_message', tier: 'auto', deadlineAt: far }],
+    ['prompt_injection/accurate, document', { text, surface: 'document', tier: 'accurate', deadlineAt: far }],
+  ] as const)
+    record(what, chars, await time(() => pi.detect(input), 400));
   // The same 2,000-char windows the detectors send, in one batch.
   const windows = chunkTexts(raw, 2000);
   record('pi-accurate onnx (this thread)', chars, await time(() => direct['pi-accurate'].scoreBatch(windows), 300));

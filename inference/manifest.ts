@@ -34,6 +34,11 @@ export type Combine =
        * or below `warn_above`, the scan is decided without it.
        */
       cascade?: { defer: string; upper_logit: number };
+      /**
+       * On these surfaces the stack runs without `drop` (the sentence encoder, trained on prompts): `weights`
+       * (for `inputs` minus `drop`, in order) and `bias` of a stack fitted without it; same thresholds.
+       */
+      reduced?: { surfaces: string[]; drop: string; weights: number[]; bias: number };
     };
 
 export interface ModelEntry {

@@ -40,11 +40,16 @@ const noTop: Top = { score: 0, window: null };
 const tag = (e: ModelEntry): string => `${e.id}@${e.version}`;
 
 /**
- * The combination of an accurate entry. The span reported is the window of the model that pushed the
- * score up most.
+ * The combination of an accurate entry for content of `surface`. The span reported is the window of the
+ * model that pushed the score up most.
  * @throws Error on a combination this detector does not implement
  */
-export function combinationOf(accurate: ModelEntry | null, fast: ModelEntry, semantic: ModelEntry | null): Combination {
+export function combinationOf(
+  accurate: ModelEntry | null,
+  fast: ModelEntry,
+  semantic: ModelEntry | null,
+  surface?: string,
+): Combination {
   const none: Combination = { pool: [], usesFast: false, missing: true, source: '', score: () => noTop };
   if (!accurate) return none;
   const c = accurate.combine;
@@ -69,41 +74,62 @@ export function combinationOf(accurate: ModelEntry | null, fast: ModelEntry, sem
         return { score: (a.score + f.score) / 2, window: f.score > a.score ? f.window : a.window };
       },
     };
+  const valid = (inputs: string[], weights: number[]): boolean =>
+    weights.length === inputs.length && inputs.includes(accurate.id);
   const cascadeOk = c.method === 'logistic' && (!c.cascade || (c.weights[c.inputs.indexOf(c.cascade.defer)] ?? 0) > 0);
-  if (c.method !== 'logistic' || c.weights.length !== c.inputs.length || !c.inputs.includes(accurate.id) || !cascadeOk)
+  const r = c.method === 'logistic' ? c.reduced : undefined;
+  const reducedInputs = r && c.method === 'logistic' ? c.inputs.filter((id) => id !== r.drop) : [];
+  if (
+    c.method !== 'logistic' ||
+    !valid(c.inputs, c.weights) ||
+    !cascadeOk ||
+    (r && (!c.inputs.includes(r.drop) || !valid(reducedInputs, r.weights)))
+  )
     throw new Error(`model ${accurate.id}: unsupported combine ${JSON.stringify(c)}`);
+  // off the prompt-like surfaces a reduced stack, fitted without the dropped input, scores without running it
+  if (r && surface !== undefined && r.surfaces.includes(surface))
+    return logistic(reducedInputs, r.weights, r.bias, undefined, accurate, fast, semantic);
+  return logistic(c.inputs, c.weights, c.bias, c.cascade, accurate, fast, semantic);
+}
+
+/** sigmoid(bias + Σ weight · logit) over `inputs`, with the auto tier's cascade when one is given. */
+function logistic(
+  inputs: readonly string[],
+  weights: readonly number[],
+  bias: number,
+  cascade: { defer: string; upper_logit: number } | undefined,
+  accurate: ModelEntry,
+  fast: ModelEntry,
+  semantic: ModelEntry | null,
+): Combination {
   // an input this deployment does not serve (pi-semantic not loaded) leaves the stack unservable: the tier falls back
-  const pool = [accurate, ...(semantic && c.inputs.includes(semantic.id) ? [semantic] : [])];
-  const parts = c.inputs.map((id) => (id === fast.id ? fast : pool.find((e) => e.id === id)));
+  const pool = [accurate, ...(semantic && inputs.includes(semantic.id) ? [semantic] : [])];
+  const parts = inputs.map((id) => (id === fast.id ? fast : pool.find((e) => e.id === id)));
   /** bias + Σ weight · logit over the inputs (the skipped one at `skipLogit`), and the window that added most */
-  const stack = (t: ReadonlyMap<string, Top>, skip?: string, skipLogit = 0): Top & { z: number } => {
-    let z = c.bias;
+  const stack = (t: ReadonlyMap<string, Top>, skip?: string, skipLogit = 0): Top => {
+    let z = bias;
     let window: Window | null = null;
     let most = -Infinity;
-    c.inputs.forEach((id, i) => {
+    inputs.forEach((id, i) => {
       const top = id === skip ? null : t.get(id)!;
-      const part = c.weights[i]! * (top ? clampedLogit(top.score) : skipLogit);
+      const part = weights[i]! * (top ? clampedLogit(top.score) : skipLogit);
       z += part;
       if (part > most && top?.window) [most, window] = [part, top.window];
     });
-    return { z, score: sigmoid(z), window };
+    return { score: sigmoid(z), window };
   };
-  const cascade = c.cascade;
   return {
     pool,
-    usesFast: c.inputs.includes(fast.id),
+    usesFast: inputs.includes(fast.id),
     missing: parts.some((p) => !p),
     source: `model:${parts.map((p) => (p ? tag(p) : '?')).join('+')}`,
-    score: (t) => {
-      const { score, window } = stack(t);
-      return { score, window };
-    },
+    score: (t) => stack(t),
     ...(cascade && {
       cascade: {
         defer: cascade.defer,
         early(t, warnAbove) {
-          const { score, window } = stack(t, cascade.defer, cascade.upper_logit);
-          return score <= warnAbove ? { score, window } : null;
+          const top = stack(t, cascade.defer, cascade.upper_logit);
+          return top.score <= warnAbove ? top : null;
         },
       },
     }),

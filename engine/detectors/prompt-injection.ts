@@ -18,7 +18,7 @@ import { frameworksFor } from '../frameworks.ts';
 import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { decodedViews, type TextView } from '../views.ts';
 import { suffixScore, withSuffix } from './adversarial-suffix.ts';
-import { combinationOf, type Top } from './prompt-injection-combine.ts';
+import { combinationOf, type Combination, type Top } from './prompt-injection-combine.ts';
 import { best, itemFor, windowsOf, type Window } from './scoring.ts';
 
 const LABEL = 'prompt_injection';
@@ -47,6 +47,7 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   const defaultThresholds = accurate ? requireThresholds(accurate) : fastThresholds;
 
   const combine = combinationOf(accurate, fastEntry, deps.semantic ?? null);
+  const bySurface = new Map(ALL_SURFACES.map((s) => [s, combinationOf(accurate, fastEntry, deps.semantic ?? null, s)]));
   const scoreFast = (input: DetectorInput, views: TextView[]): [Window[], number[]] => {
     const windows = windowsOf(input, fastEntry.max_chars, views);
     return [windows, windows.map((w) => deps.fast.score(w.text))];
@@ -80,14 +81,20 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     const views = decodedViews(input.text.text);
     if (input.tier === 'fast') return runFast(input, views);
     const models = deps.models;
+    const combine = bySurface.get(input.surface)!;
     if (!accurate || !models || combine.missing) {
       deps.onFallback?.('model_not_loaded');
       return runFast(input, views, `fallback_from=accurate;reason=model_not_loaded`);
     }
-    return runStack(input, views, models);
+    return runStack(input, views, models, combine);
   }
 
-  async function runStack(input: DetectorInput, views: TextView[], models: ModelClient): Promise<DetectorResult> {
+  async function runStack(
+    input: DetectorInput,
+    views: TextView[],
+    models: ModelClient,
+    combine: Combination,
+  ): Promise<DetectorResult> {
     const deadline = input.deadlineAt ?? Date.now() + 60_000;
     const tops = new Map<string, Top>();
     const run = async (entries: ModelEntry[]): Promise<void> => {

@@ -45,6 +45,33 @@ describe('prompt injection, accurate tier', () => {
     expect(r.note).toBeUndefined();
   });
 
+  it('off prompt-like surfaces the reduced stack scores without pi-semantic, which does not run', async () => {
+    const c = accurate.combine;
+    if (c?.method !== 'logistic' || !c.reduced) throw new Error(`pi-accurate combine is ${JSON.stringify(c)}`);
+    expect(c.reduced.drop).toBe('pi-semantic');
+    expect(c.reduced.surfaces).toEqual(expect.arrayContaining(['document', 'tool_result', 'mcp_resource']));
+    expect(c.reduced.surfaces).not.toContain('user_message');
+    asked.length = 0;
+    const r = await createPromptInjectionDetector({ fast, accurate, semantic, models: pool }).detect({
+      text: normalize(text),
+      surface: 'document',
+      tier: 'accurate',
+    });
+    expect(asked).toEqual(['pi-accurate']);
+    const z =
+      c.reduced.bias +
+      c.reduced.weights[0]! * clampedLogit(0.2) +
+      c.reduced.weights[1]! * clampedLogit(fast.score(text));
+    expect(r.score).toBeCloseTo(sigmoid(z), 12);
+    // and it needs no semantic model at all
+    const alone = await createPromptInjectionDetector({ fast, accurate, semantic: null, models: pool }).detect({
+      text: normalize(text),
+      surface: 'tool_result',
+      tier: 'accurate',
+    });
+    expect(alone.note).toBeUndefined();
+  });
+
   it('the mean of pi-accurate and pi-fast is still served', async () => {
     const r = await scan({ ...accurate, combine: { method: 'mean', with: 'pi-fast' } });
     expect(r.score).toBeCloseTo((0.2 + fast.score(text)) / 2, 12);
@@ -75,6 +102,17 @@ describe('prompt injection, accurate tier', () => {
       });
     expect(refused({ with: 'other', method: 'mean' })).toThrow(/unsupported combine/);
     expect(refused({ method: 'logistic', inputs: ['pi-fast'], weights: [1], bias: 0 })).toThrow(/unsupported combine/);
+    const stack = {
+      method: 'logistic',
+      inputs: ['pi-accurate', 'pi-fast', 'pi-semantic'],
+      weights: [1, 1, 1],
+      bias: 0,
+    };
+    const reduced = (r: object) =>
+      refused({ ...stack, reduced: { surfaces: ['document'], drop: 'pi-semantic', bias: 0, ...r } });
+    expect(reduced({ weights: [1, 1, 1] })).toThrow(/unsupported combine/);
+    expect(reduced({ weights: [1, 1], drop: 'pi-other' })).toThrow(/unsupported combine/);
+    expect(reduced({ weights: [1, 1] })).not.toThrow();
     expect(refused({ method: 'logistic', inputs: ['pi-accurate', 'pi-fast'], weights: [1], bias: 0 })).toThrow(
       /unsupported combine/,
     );

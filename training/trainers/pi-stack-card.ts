@@ -3,7 +3,11 @@ import type { Thresholds } from '../../inference/manifest.ts';
 
 export interface StackCardInput {
   inputs: readonly string[];
-  candidates: Readonly<Record<string, { weights: number[]; bias: number }>>;
+  candidates: Readonly<
+    Record<string, { weights: number[]; bias: number; reduced: { weights: number[]; bias: number } }>
+  >;
+  /** surfaces scored by the reduced stack (no `defer` input) */
+  reducedSurfaces: readonly string[];
   picked: string;
   /** markdown rows: scorer | per-family recall @ FPR 0.05 / ROC AUC | worst family */
   table: readonly string[];
@@ -26,7 +30,12 @@ export function stackCard(c: StackCardInput): string {
 
 The prompt-injection detector's \`accurate\` tier scores **sigmoid(${w(c.candidates[c.picked]!, c.inputs)})**,
 each input the max over its own windows (${c.inputs.join(', ')}), scores clamped to [1e-4, 1 − 1e-4] before the
-logit. Thresholds on that score: warn ${t.warn_above}, flag ${t.flag_above}, block ${t.block_above}, chosen
+logit. On ${c.reducedSurfaces.map((x) => `\`${x}\``).join(', ')} — content the sentence encoder was not trained
+for, and where it is near chance — the stack is refitted without ${c.defer} and ${c.defer} does not run:
+**sigmoid(${w(
+    c.candidates[c.picked]!.reduced,
+    c.inputs.filter((i) => !i.startsWith(`${c.defer}@`)),
+  )})**. Thresholds on that score: warn ${t.warn_above}, flag ${t.flag_above}, block ${t.block_above}, chosen
 like every injection model's on the whole-source hold-out of the shared datasets + generated hard negatives:
 there recall ${c.overall.recall} at FPR ${c.overall.fpr} (flag), ROC AUC ${c.overall.roc_auc}.
 
@@ -36,7 +45,13 @@ each threat family's TRAIN generator with another seed (new slot fillings of tra
 score these too well, which would teach a fitted stacker to over-trust them) and a seeded sample of the
 training sources of the shared datasets. Two candidates:
 ${Object.entries(c.candidates)
-  .map(([name, st]) => `- **${name}**: sigmoid(${w(st, c.inputs)})`)
+  .map(
+    ([name, st]) =>
+      `- **${name}**: sigmoid(${w(st, c.inputs)}); reduced: sigmoid(${w(
+        st.reduced,
+        c.inputs.filter((i) => !i.startsWith(`${c.defer}@`)),
+      )})`,
+  )
   .join('\n')}
 
 \`fitted\` is a logistic regression on the stacking rows; \`z-average\` is the mean of the logits standardised over

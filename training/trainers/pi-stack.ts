@@ -17,6 +17,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { SUFFIX_SURFACES } from '../../engine/detectors/adversarial-suffix.ts';
+import { SURFACES, type Surface } from '../../engine/detector.ts';
 import { normalize } from '../../engine/normalize.ts';
 import type { TextClassifier } from '../../inference/classifier.ts';
 import { loadLinearModel } from '../../inference/linear-model.ts';
@@ -54,7 +56,15 @@ interface Row {
   text: string;
   label: 0 | 1;
   family: string;
+  surface?: string;
 }
+
+/** Surfaces where the stack runs without pi-semantic (the reduced stack): all but the prompt-like ones. */
+const REDUCED_SURFACES = SURFACES.filter((x) => !SUFFIX_SURFACES.has(x));
+const isReduced = (r: Row | undefined): boolean =>
+  r?.surface !== undefined && !SUFFIX_SURFACES.has(r.surface as Surface);
+const DEFER_AT = INPUTS.indexOf(DEFER);
+const withoutDeferred = <T>(cols: T[]): T[] => cols.filter((_, k) => k !== DEFER_AT);
 
 type Scorer = (texts: string[]) => Promise<number[]>;
 
@@ -98,14 +108,22 @@ async function columns(name: string, texts: string[], s: Awaited<ReturnType<type
   return out;
 }
 
-interface Stack {
+interface Linear {
   weights: number[];
   bias: number;
 }
 
-const combine = (st: Stack, cols: number[][], i: number): number =>
+/** A stack over all inputs, and the reduced one (without the deferred input) for non-prompt surfaces. */
+interface Stack extends Linear {
+  reduced: Linear;
+}
+
+const linear = (st: Linear, cols: number[][], i: number): number =>
   sigmoid(st.bias + st.weights.reduce((z, w, k) => z + w * clampedLogit(cols[k]![i]!), 0));
-const combined = (st: Stack, cols: number[][]): number[] => cols[0]!.map((_, i) => combine(st, cols, i));
+const combine = (st: Stack, cols: number[][], i: number, row?: Row): number =>
+  isReduced(row) ? linear(st.reduced, withoutDeferred(cols), i) : linear(st, cols, i);
+const combined = (st: Stack, cols: number[][], rows?: readonly Row[]): number[] =>
+  cols[0]!.map((_, i) => combine(st, cols, i, rows?.[i]));
 
 /** Logits [row, input] row-major. */
 function logits(cols: number[][]): Float32Array {
@@ -116,7 +134,7 @@ function logits(cols: number[][]): Float32Array {
 }
 
 /** A head on standardised logits, rewritten as weights on raw logits. */
-function fitted(cols: number[][], labels: number[]): Stack {
+function fitted(cols: number[][], labels: number[]): Linear {
   const k = cols.length;
   const head = trainHead(logits(cols), labels, k, { l2: 1e-3, epochs: 2000, learningRate: 0.05 });
   const weights = head.weights.map((w, j) => w / head.std[j]!);
@@ -125,7 +143,7 @@ function fitted(cols: number[][], labels: number[]): Stack {
 }
 
 /** The mean of the standardised logits (standardised over the stacking rows, labels unused). */
-function zAveraged(cols: number[][]): Stack {
+function zAveraged(cols: number[][]): Linear {
   const k = cols.length;
   const stats = cols.map((c) => {
     const lg = c.map(clampedLogit);
@@ -143,6 +161,7 @@ function stackingRows(train: readonly Example[]): Row[] {
       text: normalize(r.text).text,
       label: r.label,
       family: `stack:${f}`,
+      ...(r.surface ? { surface: r.surface } : {}),
     })),
   );
   const sources = shuffleInPlace(
@@ -162,12 +181,13 @@ function cascadeOutcome(st: Stack, cols: number[][], rows: readonly Row[], t: Th
   let detected = 0;
   let lost = 0;
   rows.forEach((r, i) => {
+    if (isReduced(r)) return; // no encoder there, so no cascade
     const z1 = st.weights.reduce((z, w, j) => (j === k ? z : z + w * clampedLogit(cols[j]![i]!)), st.bias);
     const early = sigmoid(z1 + st.weights[k]! * upper) <= t.warn_above;
     if (r.label === 0) {
       benign++;
       if (early) benignEarly++;
-    } else if (combine(st, cols, i) > t.flag_above) {
+    } else if (linear(st, cols, i) > t.flag_above) {
       detected++;
       if (early) lost++;
     }
@@ -225,12 +245,10 @@ async function main(): Promise<void> {
   );
   await s.release();
 
+  const labels = stackRows.map((r) => r.label);
   const candidates: Record<string, Stack> = {
-    fitted: fitted(
-      xs,
-      stackRows.map((r) => r.label),
-    ),
-    'z-average': zAveraged(xs),
+    fitted: { ...fitted(xs, labels), reduced: fitted(withoutDeferred(xs), labels) },
+    'z-average': { ...zAveraged(xs), reduced: zAveraged(withoutDeferred(xs)) },
   };
   const table: Record<string, FamilyStats[]> = {};
   const report = (name: string, scores: number[]): void => {
@@ -243,7 +261,7 @@ async function main(): Promise<void> {
     'mean(pi-accurate, pi-fast)',
     xe[0]!.map((a, i) => (a + xe[1]![i]!) / 2),
   );
-  for (const [name, st] of Object.entries(candidates)) report(name, combined(st, xe));
+  for (const [name, st] of Object.entries(candidates)) report(name, combined(st, xe, evalRows));
   const lines = ['| scorer | ' + table['pi-accurate']!.map((f) => f.family).join(' | ') + ' | worst |'];
   for (const [name, stats] of Object.entries(table)) {
     const worst = worstFamily(stats);
@@ -274,6 +292,12 @@ async function main(): Promise<void> {
       weights: pick.weights.map(round6),
       bias: round6(pick.bias),
       cascade: { defer: DEFER, upper_logit: round6(cascade.upper) },
+      reduced: {
+        surfaces: [...REDUCED_SURFACES],
+        drop: DEFER,
+        weights: pick.reduced.weights.map(round6),
+        bias: round6(pick.reduced.bias),
+      },
     },
     thresholds: thresholdReport.thresholds,
     metrics: {
@@ -298,6 +322,7 @@ async function main(): Promise<void> {
     stackCard({
       inputs: s.entries.map((e) => `${e.id}@${e.version}`),
       candidates,
+      reducedSurfaces: REDUCED_SURFACES,
       picked: pickName,
       table: [lines[0]!, `|---|${table['pi-accurate']!.map(() => '---|').join('')}---|`, ...lines.slice(1)],
       thresholds: t,

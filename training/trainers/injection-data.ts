@@ -45,7 +45,7 @@ export const FAMILY_TRAIN_ROWS: Record<ThreatFamily, number> = {
   jailbreak_roleplay: 2000,
   instruction_override: 2000,
   indirect_instruction: 2000,
-  multilingual: 3200,
+  multilingual: 4800,
 };
 
 const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();

@@ -34,7 +34,7 @@ import { piAccurateCard } from './pi-accurate-card.ts';
 import { buildTokenTrainingSet, runKeyOf, trainTransformer } from './transformer-trainer.ts';
 
 const ID = 'pi-accurate';
-const VERSION = '0.3.0';
+const VERSION = '0.3.1';
 const SEED = 4242;
 const env = (k: string, d: number): number => Number(process.env[k] ?? d);
 const VOCAB = env('PI_ACC_VOCAB', 8000);

@@ -21,7 +21,7 @@ import { trainLogistic } from './trainers.ts';
 import { INJECTION_HELDOUT_FAMILIES } from '../data/datasets.ts';
 
 const ID = 'pi-fast';
-const VERSION = '0.3.0';
+const VERSION = '0.3.1';
 const SEED = 1337;
 const BITS = Number(process.env.PI_FAST_BITS ?? 16);
 const MAX_CHARS = Number(process.env.PI_MAX_CHARS ?? 1000);

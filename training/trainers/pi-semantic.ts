@@ -41,7 +41,7 @@ import { headScore, serializeHead, type LogisticHead } from '../../inference/log
 import { trainHead, zAverage } from './pi-semantic-head.ts';
 
 const ID = 'pi-semantic';
-const VERSION = '0.1.0';
+const VERSION = '0.1.1';
 const SEED = 1717;
 /** the engine's window for this model: 8 windows of 128 tokens hold about 4,000 characters */
 const MAX_CHARS = 4000;

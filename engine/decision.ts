@@ -38,6 +38,21 @@ export interface ScoredResult {
   thresholds?: Thresholds;
 }
 
+/**
+ * The item behind a result's score: the most confident item whose confidence is the score (an item may be
+ * reported without raising the score, e.g. a place name for PII), else the most confident item; null
+ * without items.
+ */
+export function scoringItem(r: ScoredResult): ScoredResult['items'][number] | null {
+  let best: ScoredResult['items'][number] | null = null;
+  let setter: ScoredResult['items'][number] | null = null;
+  for (const i of r.items) {
+    if (!best || i.confidence > best.confidence) best = i;
+    if (i.confidence === r.score && (!setter || i.confidence > setter.confidence)) setter = i;
+  }
+  return setter ?? best;
+}
+
 /** @param thresholdsFor the thresholds that apply to a result; null leaves it out of the decision. */
 export function decideByThresholds<R extends ScoredResult>(
   results: readonly R[],
@@ -65,10 +80,7 @@ export function decideByThresholds<R extends ScoredResult>(
       matched_rule_id: null,
       triggering_finding: null,
     };
-  const item = top.result.items.reduce<ScoredResult['items'][number] | null>(
-    (b, i) => (!b || i.confidence > b.confidence ? i : b),
-    null,
-  );
+  const item = scoringItem(top.result);
   return {
     action: top.action,
     reason: 'score_threshold',

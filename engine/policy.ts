@@ -12,7 +12,7 @@
  */
 import type { Thresholds } from '../inference/manifest.ts';
 import type { Action } from './detector.ts';
-import { decideByThresholds, type Decision, type ScoredResult } from './decision.ts';
+import { decideByThresholds, scoringItem, type Decision, type ScoredResult } from './decision.ts';
 
 export type ContextField = 'agent_id' | 'session_id' | 'mcp_server';
 export const CONTEXT_FIELDS: readonly ContextField[] = ['agent_id', 'session_id', 'mcp_server'];
@@ -186,11 +186,10 @@ function resultOf(f: ScanFacts, detector: string): ScoredResult | undefined {
   return undefined;
 }
 
-/** `<detector>:<label>` of the result's most confident item, or `<detector>`. */
+/** `<detector>:<label>` of the item behind the result's score (`scoringItem`), or `<detector>`. */
 function findingOf(r: ScoredResult): string {
-  let best: ScoredResult['items'][number] | null = null;
-  for (const i of r.items) if (!best || i.confidence > best.confidence) best = i;
-  return best ? `${r.detector}:${best.label}` : r.detector;
+  const item = scoringItem(r);
+  return item ? `${r.detector}:${item.label}` : r.detector;
 }
 
 /** Compiles a condition (already validated by the API schema) into a closure. */

@@ -20,6 +20,14 @@ import { round, windowsOf } from './scoring.ts';
  */
 export const PII_THRESHOLDS: Thresholds = { warn_above: 0.5, flag_above: 0.9, block_above: 1 };
 
+/**
+ * Labels that do not make content personal data by themselves: a place or an organisation named in
+ * passing ("What is the weather in Paris?"). Their items are reported, so a policy can act on them
+ * (`label_in`), but they do not raise the detector's score, so by default they neither warn nor flag.
+ * A street address (`ADDRESS`) and a person's name do.
+ */
+export const CONTEXT_ONLY_LABELS: ReadonlySet<string> = new Set(['LOCATION', 'ORGANIZATION']);
+
 /** NER labels the model emits that we report (others, e.g. ORGANIZATION, are kept too). */
 const NER_MIN_CONFIDENCE = 0.5;
 
@@ -90,6 +98,6 @@ function finish(regexItems: FindingItem[], nerFound: FindingItem[], note?: strin
   const items = [...regexItems, ...nerFound.filter((n) => !regexItems.some((r) => overlaps(r, n)))].sort(
     (a, b) => a.span[0] - b.span[0] || a.span[1] - b.span[1],
   );
-  const score = items.reduce((m, i) => Math.max(m, i.confidence), 0);
+  const score = items.reduce((m, i) => (CONTEXT_ONLY_LABELS.has(i.label) ? m : Math.max(m, i.confidence)), 0);
   return { detector: 'pii', score, items, ...(note ? { note } : {}) };
 }

@@ -86,6 +86,19 @@ describe('POST /v1/scans', () => {
     expect(r.body.decision.triggering_finding).toMatch(/^pii:/);
   });
 
+  it('a place named in passing is reported but allowed by default (the real NER model)', async () => {
+    for (const t of ['What is the weather in Paris?', 'What is the capital of France?']) {
+      const r = await scan(text(t, { options: { detectors: ['pii'], tier: 'accurate' } }));
+      expect(r.status).toBe(201);
+      const pii = r.body.findings.find((f: { detector: string }) => f.detector === 'pii');
+      expect(
+        pii.items.map((i: { label: string }) => i.label),
+        t,
+      ).toContain('LOCATION');
+      expect(r.body.decision.action, t).toBe('allowed');
+    }
+  });
+
   it('maps spans back through normalisation (zero-width characters, fullwidth digits)', async () => {
     const t = 'my card: ４１１１\u200b 1111 1111 1111 ok';
     const r = await scan(text(t, { options: { detectors: ['pii'] } }));

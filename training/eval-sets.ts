@@ -7,7 +7,9 @@
  *   follow the encoded text), `source` = `obfuscated/<kind>/<label>`;
  * - `toxicity.jsonl`: held-out toxicity families and toxicity hard negatives (EVAL templates);
  * - `pii.jsonl`: held-out pii sources (CoNLL testa, presidio held-out templates; labels outside the eval
- *   set are not scored), faker NER sentences and structured-identifier sentences from EVAL templates.
+ *   set are not scored), faker NER sentences and structured-identifier sentences from EVAL templates;
+ * - `pii-phones.jsonl`: phones in shapes the structured generator does not produce (`data/phone-shapes.ts`),
+ *   `source` = `generated/phone-shapes/<shape>`.
  * - `family-<name>.jsonl` for each threat family (`jailbreak_roleplay`, `instruction_override`,
  *   `indirect_instruction`, `multilingual`): rows of the family's VALIDATION generator (`data/families/`,
  *   wording disjoint from its TRAIN generator), attacks and their benign twins, with `family`; `source`
@@ -36,6 +38,7 @@ import { injectionHardNegativesEval, toxicityHardNegativesEval } from './data/ha
 import { familySource, familyVal, THREAT_FAMILIES } from './data/families/index.ts';
 import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
 import { piiStructuredEval } from './data/pii-structured.ts';
+import { phoneShapesEval } from './data/phone-shapes.ts';
 import { piiSynthEval } from './data/pii-synth.ts';
 import { suffixValidationSet } from './data/suffix-attacks.ts';
 import { mulberry32 } from './prng.ts';
@@ -120,3 +123,8 @@ for (const s of piiSynthEval())
 for (const s of piiStructuredEval())
   pii.push({ text: s.text, spans: s.spans, source: 'generated/structured-eval-templates' });
 write('pii.jsonl', pii);
+// phone shapes the structured generator does not produce (extensions, call prefixes, invalid-but-plausible)
+write(
+  'pii-phones.jsonl',
+  phoneShapesEval().map((p) => ({ text: p.text, spans: p.spans, source: `generated/phone-shapes/${p.shape}` })),
+);

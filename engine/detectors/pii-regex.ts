@@ -22,6 +22,7 @@ import {
   MAC_RE,
   NINE_DIGITS_RE,
   PHONE_CONTEXT_RE,
+  PHONE_EXTENSION_RE,
   PHONE_RE,
   ROUTING_CONTEXT_RE,
   SSN_CONTEXT_RE,
@@ -76,14 +77,19 @@ const DATE_SHAPES = [/^\d{4}([-./ ])\d{1,2}\1\d{1,2}$/, /^\d{1,2}([-./ ])\d{1,2}
 const DOTTED_QUAD = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 const judgePhone: Judge = (m, text) => {
-  const raw = m[0];
+  // the extension is part of the span, not of the number's shape
+  const extension = PHONE_EXTENSION_RE.exec(m[0]);
+  const raw = extension ? m[0].slice(0, extension.index) : m[0];
   const digits = digitsOf(raw);
   const n = digits.length;
   if (n < 7 || n > 15) return null;
   if (DATE_SHAPES.some((re) => re.test(raw)) || DOTTED_QUAD.test(raw)) return null;
   const context = PHONE_CONTEXT_RE.test(before(text, m.index));
-  const boost = context ? 0.1 : 0;
+  const boost = context || extension ? 0.1 : 0;
   if (raw[0] === '+') return n >= 8 ? { confidence: 0.75 + boost } : null;
+  // an international call prefix (00, or 011 from North America) then a country code: `001-…`, `0044 …`
+  if (/^(?:00|011)[1-9]/.test(digits) && n - (digits.startsWith('011') ? 3 : 2) >= 8 && /\D/.test(raw))
+    return { confidence: 0.7 + boost };
   const groups = raw.split(/\D+/).filter((g) => g.length > 0);
   const lens = groups.map((g) => g.length).join(',');
   // AAA-GG-SSSS is the SSN shape; phones are not written that way.
@@ -91,14 +97,14 @@ const judgePhone: Judge = (m, text) => {
   if (raw[0] === '(') {
     if (/^\(\d{3}\)/.test(raw) && n === 10) return { confidence: 0.75 + boost };
     if (n >= 9 && n <= 11) return { confidence: 0.65 + boost };
-    return context ? { confidence: 0.6 } : null;
+    return context || extension ? { confidence: 0.6 } : null;
   }
   // NANP: area and exchange codes start 2–9, optionally behind a trunk '1'.
   const nanp = lens === '3,3,4' ? digits : lens === '1,3,3,4' && digits[0] === '1' ? digits.slice(1) : null;
   if (nanp && nanp[0]! >= '2' && nanp[3]! >= '2') return { confidence: 0.7 + boost };
   // UK / continental national format: trunk '0', 9–11 digits in groups of two or more.
   if (digits[0] === '0' && n >= 9 && n <= 11 && groups.every((g) => g.length >= 2)) return { confidence: 0.6 + boost };
-  return context ? { confidence: 0.6 } : null;
+  return context || extension ? { confidence: 0.6 } : null;
 };
 
 // `logo@2x.png`, `pkg@1.2.3.tgz`: asset names and package specs, not mailboxes.

@@ -80,6 +80,11 @@ const POSITIVE: [string, string, string][] = [
   ['Paris 06 12 34 56 78', 'PHONE_NUMBER', '06 12 34 56 78'],
   ['+33 1 23 45 67 89', 'PHONE_NUMBER', '+33 1 23 45 67 89'],
   ['phone: 555-2671', 'PHONE_NUMBER', '555-2671'],
+  ['reach me at 001-748-088-2851x818 today', 'PHONE_NUMBER', '001-748-088-2851x818'],
+  ['my cell is 166-684-7899x123.', 'PHONE_NUMBER', '166-684-7899x123'],
+  ['desk 415 555 2671 ext. 45 please', 'PHONE_NUMBER', '415 555 2671 ext. 45'],
+  ['from abroad 0044 20 7946 0958', 'PHONE_NUMBER', '0044 20 7946 0958'],
+  ['dial 011 44 20 7946 0958', 'PHONE_NUMBER', '011 44 20 7946 0958'],
   ['I live at 123 Main Street, Springfield, IL 62701.', 'STREET_ADDRESS', '123 Main Street, Springfield, IL 62701'],
   [
     '1600 Pennsylvania Avenue NW, Washington, DC 20500',
@@ -94,6 +99,8 @@ const POSITIVE: [string, string, string][] = [
 
 // [input, label that must NOT be reported ('ANY': nothing at all)]
 const NEGATIVE: [string, string][] = [
+  ['screen 1920x1080 at 60 Hz', 'PHONE_NUMBER'],
+  ['part 12-345x6 in stock', 'PHONE_NUMBER'],
   ['card 4111 1111 1111 1112', 'ANY'], // bad Luhn
   ['9111 1111 1111 1111', 'CREDIT_CARD'], // Luhn-valid shape, unknown IIN
   ['order 1234567812345678', 'ANY'],

@@ -10,17 +10,24 @@ import { isIP } from 'node:net';
 export const EMAIL_RE =
   /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\w-])/g;
 
+/** A phone extension: `x123`, `ext. 45` (one pattern for PHONE_RE and PHONE_EXTENSION_RE). */
+const PHONE_EXTENSION = String.raw`[ ]?(?:x|ext\.?[ ]?)\d{1,6}`;
+
 /**
  * Phone candidates: compact E.164, or digit groups with mandatory separators (so a split is unique
  * and backtracking stays linear), optionally behind a country code and a parenthesised area code, and
  * optionally followed by an extension (`x123`, `ext. 45`).
  * Shape rules (US, UK/EU, context) are applied by the recognizer.
  */
-export const PHONE_RE =
-  /(?<![\w+@./-])(?:\+[1-9]\d{6,14}|(?:\+[1-9]\d{0,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?\d{1,8}(?:[ .-]\d{1,6}){0,5}|\d{1,6}(?:[ .-]\d{1,8}){1,6}))(?:[ ]?(?:x|ext\.?[ ]?)\d{1,6})?(?![\w/@]|[.-]\d)/g;
+export const PHONE_RE = new RegExp(
+  String.raw`(?<![\w+@./-])(?:\+[1-9]\d{6,14}|(?:\+[1-9]\d{0,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?\d{1,8}(?:[ .-]\d{1,6}){0,5}|\d{1,6}(?:[ .-]\d{1,8}){1,6}))` +
+    `(?:${PHONE_EXTENSION})?` +
+    String.raw`(?![\w/@]|[.-]\d)`,
+  'g',
+);
 
-/** A phone's trailing extension (`x123`, `ext. 45`), as PHONE_RE admits it. */
-export const PHONE_EXTENSION_RE = /[ ]?(?:x|ext\.?[ ]?)\d{1,6}$/;
+/** A phone's trailing extension, as PHONE_RE admits it. */
+export const PHONE_EXTENSION_RE = new RegExp(`${PHONE_EXTENSION}$`);
 
 /** 12–19 digits (Maestro starts at 12), each optionally followed by one space or dash. */
 export const CARD_RE = /(?<![\w-])\d(?:[ -]?\d){11,18}(?![\w-]|[ ]\d)/g;

@@ -46,7 +46,6 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   const accurate = deps.accurate;
   const defaultThresholds = accurate ? requireThresholds(accurate) : fastThresholds;
 
-  const combine = combinationOf(accurate, fastEntry, deps.semantic ?? null);
   const bySurface = new Map(ALL_SURFACES.map((s) => [s, combinationOf(accurate, fastEntry, deps.semantic ?? null, s)]));
   const scoreFast = (input: DetectorInput, views: TextView[]): [Window[], number[]] => {
     const windows = windowsOf(input, fastEntry.max_chars, views);
@@ -60,7 +59,7 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     version: '1.1.0',
     model:
       (accurate
-        ? `${combine.source.slice('model:'.length)} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)`
+        ? `${bySurface.get('user_message')!.source.slice('model:'.length)} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)`
         : `${fastEntry.id}@${fastEntry.version}`) +
       (deps.suffix ? `; ${deps.suffix.entry.id}@${deps.suffix.entry.version} (suffix)` : ''),
     kind: 'score',

@@ -78,8 +78,13 @@ describe('with Redis', () => {
 
   it("a new webhook reaches another process's subscription cache at once: its next scan enqueues the event", async () => {
     const p = prefix();
-    // A database of their own, and no pumps: nothing here should try to reach the webhook's address.
-    const env = { DATABASE_URL: await isolatedDatabase(), WEBHOOK_DELIVERY_ENABLED: 'false' };
+    // A database of their own, no pumps, and a loopback address (nothing listens on port 9): nothing here
+    // reaches off this machine even if a delivery were attempted.
+    const env = {
+      DATABASE_URL: await isolatedDatabase(),
+      WEBHOOK_DELIVERY_ENABLED: 'false',
+      WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+    };
     const one = await start({ redisPrefix: p, env });
     const two = await start({ redisPrefix: p, env });
     await expect.poll(() => two.built.services.webhooks.changes.crossProcess(), { timeout: 5_000 }).toBe(true);
@@ -106,7 +111,7 @@ describe('with Redis', () => {
     expect(await enqueued(await scan())).toEqual([]); // "no webhooks" is now cached in two
     const hook = await call(one, 'POST', '/v1/webhooks', {
       key: org.admin,
-      json: { url: 'https://93.184.215.14/hook', events: ['scan.allowed'] },
+      json: { url: 'https://127.0.0.1:9/hook', events: ['scan.allowed'] },
     });
     expect(hook.status).toBe(201);
     await expect.poll(async () => enqueued(await scan()), { timeout: 1_000, interval: 50 }).toEqual([hook.body.id]);

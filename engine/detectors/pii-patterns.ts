@@ -10,17 +10,22 @@ import { isIP } from 'node:net';
 export const EMAIL_RE =
   /(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\w-])/g;
 
-/** A phone extension: `x123`, `ext. 45` (one pattern for PHONE_RE and PHONE_EXTENSION_RE). */
-const PHONE_EXTENSION = String.raw`[ ]?(?:x|ext\.?[ ]?)\d{1,6}`;
+/**
+ * A phone extension: `x123`, `x 12`, `ext. 45`, `Ext: 7`, `extn 9`, `extension 1234`, optionally after a
+ * comma (one pattern for PHONE_RE and PHONE_EXTENSION_RE).
+ */
+const PHONE_EXTENSION = String.raw`,?[ ]?(?:[xX][ ]?|(?:ext|Ext|EXT)(?:n|ension)?[.:]?[ ]?)\d{1,6}`;
 
 /**
  * Phone candidates: compact E.164, or digit groups with mandatory separators (so a split is unique
- * and backtracking stays linear), optionally behind a country code and a parenthesised area code, and
- * optionally followed by an extension (`x123`, `ext. 45`).
- * Shape rules (US, UK/EU, context) are applied by the recognizer.
+ * and backtracking stays linear), optionally behind a country code (or NANP's trunk `1` before a
+ * parenthesised area code), a parenthesised area code, or an area code and one slash (`030/1234567`),
+ * and optionally followed by an extension (`x123`, `ext. 45`).
+ * Whether a candidate is a phone (libphonenumber-js validation, shape rules, context) is decided in
+ * pii-phones.ts.
  */
 export const PHONE_RE = new RegExp(
-  String.raw`(?<![\w+@./-])(?:\+[1-9]\d{6,14}|(?:\+[1-9]\d{0,3}[ .-]?)?(?:\(\d{1,5}\)[ .-]?\d{1,8}(?:[ .-]\d{1,6}){0,5}|\d{1,6}(?:[ .-]\d{1,8}){1,6}))` +
+  String.raw`(?<![\w+@./-])(?:\+[1-9]\d{6,14}|(?:\+[1-9]\d{0,3}[ .-]?|1[ .-]?(?=\())?(?:\([ ]?\d{1,5}[ ]?\)[ .-]?\d{1,8}(?:[ .-]\d{1,6}){0,5}|\d{2,5}\/\d{3,8}(?:[ .-]\d{1,6}){0,3}|\d{1,6}(?:[ .-]\d{1,8}){1,6}))` +
     `(?:${PHONE_EXTENSION})?` +
     String.raw`(?![\w/@]|[.-]\d)`,
   'g',
@@ -28,6 +33,9 @@ export const PHONE_RE = new RegExp(
 
 /** A phone's trailing extension, as PHONE_RE admits it. */
 export const PHONE_EXTENSION_RE = new RegExp(`${PHONE_EXTENSION}$`);
+
+/** An unseparated 7–15 digit run: a phone only after a context word, and only if valid in a region. */
+export const PHONE_DIGITS_RE = /(?<![\w+@./-])\d{7,15}(?![\w/@]|[.,-]\d)/g;
 
 /** 12–19 digits (Maestro starts at 12), each optionally followed by one space or dash. */
 export const CARD_RE = /(?<![\w-])\d(?:[ -]?\d){11,18}(?![\w-]|[ ]\d)/g;
@@ -78,9 +86,11 @@ export const STREET_RE = new RegExp(
   'g',
 );
 
+const PHONE_WORDS = 'phone|tel|telephone|mobile|cell|call|fax|whatsapp|sms|text me|contact|ph';
 /** Context words that gate or strengthen a candidate; tested on the ~30 characters before it. */
-export const PHONE_CONTEXT_RE =
-  /\b(?:phone|tel|telephone|mobile|cell|call|fax|whatsapp|sms|text me|contact|ph)\b[^\n]{0,24}$/i;
+export const PHONE_CONTEXT_RE = new RegExp(String.raw`\b(?:${PHONE_WORDS})\b[^\n]{0,24}$`, 'i');
+/** Whether a text holds any phone context word (gates the bare-digit phone search). */
+export const PHONE_WORD_RE = new RegExp(String.raw`\b(?:${PHONE_WORDS})\b`, 'i');
 export const SSN_CONTEXT_RE = /\b(?:ssn|ss#|social security(?: number| no\.?)?)[^\n]{0,24}$/i;
 export const VERSION_CONTEXT_RE = /(?:\bv|\bver(?:sion)?\.?|\brelease|\bbuild|\brev(?:ision)?|\bOID)\s*[:#]?\s*$/i;
 export const ROUTING_CONTEXT_RE = /\b(?:routing|aba|rtn|transit)\b[^\n]{0,30}$/i;

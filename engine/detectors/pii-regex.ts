@@ -22,8 +22,10 @@ import {
   MAC_RE,
   NINE_DIGITS_RE,
   PHONE_CONTEXT_RE,
+  PHONE_DIGITS_RE,
   PHONE_EXTENSION_RE,
   PHONE_RE,
+  PHONE_WORD_RE,
   ROUTING_CONTEXT_RE,
   SSN_CONTEXT_RE,
   SSN_RE,
@@ -33,6 +35,7 @@ import {
   VIN_RE,
   vinCheckDigitValid,
 } from './pii-patterns.ts';
+import { judgeBarePhoneDigits, judgePhoneCandidate, newPhoneBudget, type PhoneBudget } from './pii-phones.ts';
 
 /** Every label this module can emit. */
 export const PII_REGEX_LABELS: readonly string[] = [
@@ -63,48 +66,34 @@ const before = (text: string, start: number, n = CONTEXT_CHARS): string => text.
 const digitsOf = (s: string): string => s.replace(/\D/g, '');
 
 /** A candidate → a confidence, or null to drop it; may narrow the span via `end`. */
-type Judge = (m: RegExpExecArray, text: string) => { confidence: number; end?: number; label?: string } | null;
+type Judge = (
+  m: RegExpExecArray,
+  text: string,
+  phones: PhoneBudget,
+) => { confidence: number; end?: number; label?: string } | null;
 
 interface Recognizer {
   label: string;
   re: RegExp;
   /** Cheap whole-text precondition, so prose without digits or '@' skips the regex entirely. */
-  needs: 'digit' | 'at' | 'colon' | 'none';
+  needs: 'digit' | 'at' | 'colon' | 'phoneWord' | 'none';
   judge: Judge;
 }
 
-const DATE_SHAPES = [/^\d{4}([-./ ])\d{1,2}\1\d{1,2}$/, /^\d{1,2}([-./ ])\d{1,2}\1\d{2,4}$/];
-const DOTTED_QUAD = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-
-const judgePhone: Judge = (m, text) => {
+/** Candidate shapes and context here; libphonenumber's verdict in pii-phones.ts. */
+const judgePhone: Judge = (m, text, phones) => {
   // the extension is part of the span, not of the number's shape
   const extension = PHONE_EXTENSION_RE.exec(m[0]);
   const raw = extension ? m[0].slice(0, extension.index) : m[0];
-  const digits = digitsOf(raw);
-  const n = digits.length;
-  if (n < 7 || n > 15) return null;
-  if (DATE_SHAPES.some((re) => re.test(raw)) || DOTTED_QUAD.test(raw)) return null;
   const context = PHONE_CONTEXT_RE.test(before(text, m.index));
-  const boost = context || extension ? 0.1 : 0;
-  if (raw[0] === '+') return n >= 8 ? { confidence: 0.75 + boost } : null;
-  // an international call prefix (00, or 011 from North America) then a country code: `001-…`, `0044 …`
-  if (/^(?:00|011)[1-9]/.test(digits) && n - (digits.startsWith('011') ? 3 : 2) >= 8 && /\D/.test(raw))
-    return { confidence: 0.7 + boost };
-  const groups = raw.split(/\D+/).filter((g) => g.length > 0);
-  const lens = groups.map((g) => g.length).join(',');
-  // AAA-GG-SSSS is the SSN shape; phones are not written that way.
-  if (lens === '3,2,4') return null;
-  if (raw[0] === '(') {
-    if (/^\(\d{3}\)/.test(raw) && n === 10) return { confidence: 0.75 + boost };
-    if (n >= 9 && n <= 11) return { confidence: 0.65 + boost };
-    return context || extension ? { confidence: 0.6 } : null;
-  }
-  // NANP: area and exchange codes start 2–9, optionally behind a trunk '1'.
-  const nanp = lens === '3,3,4' ? digits : lens === '1,3,3,4' && digits[0] === '1' ? digits.slice(1) : null;
-  if (nanp && nanp[0]! >= '2' && nanp[3]! >= '2') return { confidence: 0.7 + boost };
-  // UK / continental national format: trunk '0', 9–11 digits in groups of two or more.
-  if (digits[0] === '0' && n >= 9 && n <= 11 && groups.every((g) => g.length >= 2)) return { confidence: 0.6 + boost };
-  return context || extension ? { confidence: 0.6 } : null;
+  const confidence = judgePhoneCandidate({ raw, extension: extension !== null, context }, phones);
+  return confidence === null ? null : { confidence };
+};
+
+const judgeBarePhone: Judge = (m, text, phones) => {
+  if (!PHONE_CONTEXT_RE.test(before(text, m.index))) return null;
+  const confidence = judgeBarePhoneDigits(m[0], phones);
+  return confidence === null ? null : { confidence };
 };
 
 // `logo@2x.png`, `pkg@1.2.3.tgz`: asset names and package specs, not mailboxes.
@@ -233,13 +222,14 @@ const RECOGNIZERS: readonly Recognizer[] = [
   { label: 'MAC_ADDRESS', re: MAC_RE, needs: 'none', judge: judgeMac },
   { label: 'MAC_ADDRESS', re: MAC_CISCO_RE, needs: 'none', judge: judgeCiscoMac },
   { label: 'PHONE_NUMBER', re: PHONE_RE, needs: 'digit', judge: judgePhone },
+  { label: 'PHONE_NUMBER', re: PHONE_DIGITS_RE, needs: 'phoneWord', judge: judgeBarePhone },
   { label: 'STREET_ADDRESS', re: STREET_RE, needs: 'digit', judge: judgeStreet },
 ];
 
-function runRecognizer(r: Recognizer, text: string, hits: Hit[]): void {
+function runRecognizer(r: Recognizer, text: string, hits: Hit[], phones: PhoneBudget): void {
   r.re.lastIndex = 0;
   for (let m = r.re.exec(text); m !== null; m = r.re.exec(text)) {
-    const verdict = r.judge(m, text);
+    const verdict = r.judge(m, text, phones);
     if (verdict)
       hits.push({
         start: m.index,
@@ -297,9 +287,17 @@ function resolveOverlaps(hits: Hit[]): Hit[] {
 export function findPiiRegex(input: DetectorInput): FindingItem[] {
   const { text, original } = input.text;
   if (text.length === 0) return [];
-  const has = { digit: /\d/.test(text), at: text.includes('@'), colon: text.includes(':'), none: true };
+  const digit = /\d/.test(text);
+  const has = {
+    digit,
+    at: text.includes('@'),
+    colon: text.includes(':'),
+    phoneWord: digit && PHONE_WORD_RE.test(text),
+    none: true,
+  };
   const hits: Hit[] = [];
-  for (const r of RECOGNIZERS) if (has[r.needs]) runRecognizer(r, text, hits);
+  const phones = newPhoneBudget();
+  for (const r of RECOGNIZERS) if (has[r.needs]) runRecognizer(r, text, hits, phones);
   if (has.digit) findAccounts(text, hits);
   return resolveOverlaps(hits).map((h) => {
     const span = input.text.toOriginal(h.start, h.end);

@@ -30,6 +30,26 @@ const SHAPES = [
   '0## #### ####',
 ];
 
+/**
+ * Shapes added with the libphonenumber-js recognizer (issue 18), after its rules were written and not
+ * used to tune them: generated from their own seed after the rows above, so those rows are unchanged.
+ */
+const ADDED_SHAPES = [
+  '+1 (###) ###-####',
+  '1 (###) ###-####',
+  '+44 (0)#### ######',
+  '(0###) ### ####',
+  '###/###-####',
+  '##########',
+  '+49 ### #######',
+  '+61 # #### ####',
+  '### ### ###',
+  '#### ### ###',
+  '+7 ### ###-##-##',
+  '###-####',
+];
+const ADDED_PER_SHAPE = 20;
+
 const SENTENCES = [
   'You can call me on {P} after six.',
   'Phone: {P}',
@@ -47,26 +67,33 @@ export interface PhoneSentence {
   shape: string;
 }
 
-/** Seeded sentences holding one or two phones of the shapes above, with exact spans. */
+/**
+ * Seeded sentences holding one or two phones of the shapes above, with exact spans: `count` rows of
+ * SHAPES, then ADDED_PER_SHAPE rows of each of ADDED_SHAPES.
+ */
 export function phoneShapesEval(count = 320, seed = 1818): PhoneSentence[] {
   const rng = mulberry32(seed);
   const out: PhoneSentence[] = [];
-  for (let i = 0; i < count; i++) {
-    const shape = SHAPES[i % SHAPES.length]!;
-    const phone = (): string => shape.replace(/#+/g, (m) => d(m.length, rng));
-    const sentence = pick(SENTENCES, rng);
-    let text = '';
-    const spans: PhoneSentence['spans'] = [];
-    for (const part of sentence.split(/(\{P2?\})/)) {
-      if (part !== '{P}' && part !== '{P2}') {
-        text += part;
-        continue;
-      }
-      const v = phone();
-      spans.push({ start: text.length, end: text.length + v.length, label: 'PHONE' });
-      text += v;
-    }
-    out.push({ text, spans, shape });
-  }
+  for (let i = 0; i < count; i++) out.push(sentenceOf(SHAPES[i % SHAPES.length]!, rng));
+  const added = mulberry32(seed + 1);
+  for (let i = 0; i < ADDED_SHAPES.length * ADDED_PER_SHAPE; i++)
+    out.push(sentenceOf(ADDED_SHAPES[i % ADDED_SHAPES.length]!, added));
   return out;
+}
+
+function sentenceOf(shape: string, rng: Rng): PhoneSentence {
+  const phone = (): string => shape.replace(/#+/g, (m) => d(m.length, rng));
+  const sentence = pick(SENTENCES, rng);
+  let text = '';
+  const spans: PhoneSentence['spans'] = [];
+  for (const part of sentence.split(/(\{P2?\})/)) {
+    if (part !== '{P}' && part !== '{P2}') {
+      text += part;
+      continue;
+    }
+    const v = phone();
+    spans.push({ start: text.length, end: text.length + v.length, label: 'PHONE' });
+    text += v;
+  }
+  return { text, spans, shape };
 }

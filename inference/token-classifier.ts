@@ -124,7 +124,8 @@ export function decodeEntities(
 export async function loadOnnxTokenClassifier(entry: ModelEntry, dir: string = MODELS_DIR): Promise<TokenClassifier> {
   checkKind(entry, 'token-classification', 'onnx');
   const { ort, session } = await createSession(entry, dir);
-  const featurizer = new TokenFeaturizer(entry.featurizer as unknown as TokenFeaturizerConfig);
+  // a v2 featurizer reads its gazetteer from the same dir, sha256-checked like the model file
+  const featurizer = new TokenFeaturizer(entry.featurizer as unknown as TokenFeaturizerConfig, undefined, dir);
   const L = featurizer.config.max_features;
   const C = entry.labels.length;
   const outName = session.outputNames[0] ?? 'probs';

@@ -1,8 +1,12 @@
 /**
- * Token classifier features (`hashed-token-v1`), shared by training and serving: the tokenizer (word
- * runs and single punctuation characters, with UTF-16 offsets) and {@link TokenFeaturizer}.
+ * Token classifier features, shared by training and serving: the tokenizer (word runs and single
+ * punctuation characters, with UTF-16 offsets) and {@link TokenFeaturizer}. Two versions:
+ * `hashed-token-v1` (word, shapes, affixes, context words) and `hashed-token-v2` = v1 + the
+ * case-insensitive name features of name-features.ts, which need the gazetteer the config names.
  */
 import { CLASS, fmix32, fnv, FNV_PRIME, hashString } from './hashing.ts';
+import { NAME_TEMPLATES, NameFeatures, type NameTokenView } from './name-features.ts';
+import { loadGazetteer, type GazetteerAsset, type NameGazetteer } from './name-gazetteer.ts';
 
 export interface Token {
   start: number;
@@ -24,7 +28,7 @@ export function tokenize(text: string): Token[] {
 }
 
 export interface TokenFeaturizerConfig {
-  type: 'hashed-token-v1';
+  type: 'hashed-token-v1' | 'hashed-token-v2';
   buckets: number;
   /** L: features per token (every token has exactly this many). */
   max_features: number;
@@ -32,6 +36,8 @@ export interface TokenFeaturizerConfig {
   weighting: '1/sqrt(n)';
   hash: 'fnv1a32+fmix32';
   templates: string[];
+  /** v2 only: the name gazetteer file (relative to the models dir) and its sha256. */
+  gazetteer?: GazetteerAsset;
 }
 
 const TOKEN_TEMPLATES = [
@@ -62,15 +68,18 @@ const TOKEN_TEMPLATES = [
   'lower_w_title_flag',
 ];
 
-export function tokenFeaturizerConfig(buckets: number): TokenFeaturizerConfig {
+/** A v1 config, or with a gazetteer asset a v2 config (v1 templates + {@link NAME_TEMPLATES}). */
+export function tokenFeaturizerConfig(buckets: number, gazetteer?: GazetteerAsset): TokenFeaturizerConfig {
+  const templates = gazetteer ? [...TOKEN_TEMPLATES, ...NAME_TEMPLATES] : TOKEN_TEMPLATES;
   return {
-    type: 'hashed-token-v1',
+    type: gazetteer ? 'hashed-token-v2' : 'hashed-token-v1',
     buckets,
-    max_features: TOKEN_TEMPLATES.length,
+    max_features: templates.length,
     tokenizer: TOKEN_RE.source,
     weighting: '1/sqrt(n)',
     hash: 'fnv1a32+fmix32',
-    templates: TOKEN_TEMPLATES,
+    templates,
+    ...(gazetteer ? { gazetteer } : {}),
   };
 }
 
@@ -127,10 +136,33 @@ export class TokenFeaturizer {
   private readonly titleFlagId: Int32Array;
   /** Neighbour ids at the text's edges ('<s>' before the first token, '</s>' after the last). */
   private readonly edge: { w1: number; s1: number; w2: number; wn1: number; sn1: number; wn2: number };
+  /** v2: the name features; null for v1. */
+  private readonly names: NameFeatures | null;
+  private readonly templateCount: number;
 
-  constructor(config: TokenFeaturizerConfig) {
-    if (config.type !== 'hashed-token-v1') throw new Error(`unsupported featurizer ${String(config.type)}`);
-    if (config.max_features < TOKEN_TEMPLATES.length) throw new Error('max_features too small');
+  /**
+   * A v2 config needs its gazetteer: passed in (training), or read from `modelsDir` and checked against
+   * the config's sha256.
+   * @throws on an unknown featurizer type, a template list that is not this version's, or a gazetteer
+   * file that is not the one the config pins
+   */
+  constructor(config: TokenFeaturizerConfig, gazetteer?: NameGazetteer, modelsDir?: string) {
+    const want =
+      config.type === 'hashed-token-v1'
+        ? TOKEN_TEMPLATES
+        : config.type === 'hashed-token-v2'
+          ? [...TOKEN_TEMPLATES, ...NAME_TEMPLATES]
+          : null;
+    if (want === null) throw new Error(`unsupported featurizer ${String(config.type)}`);
+    if (config.templates !== undefined && config.templates.join(',') !== want.join(','))
+      throw new Error(`featurizer ${config.type}: templates differ from this code's`);
+    if (config.max_features < want.length) throw new Error('max_features too small');
+    this.templateCount = want.length;
+    if (config.type === 'hashed-token-v2') {
+      if (!gazetteer && !config.gazetteer) throw new Error('hashed-token-v2 needs a gazetteer');
+      const g = gazetteer ?? loadGazetteer(config.gazetteer as GazetteerAsset, modelsDir);
+      this.names = new NameFeatures(g, TOKEN_TEMPLATES.length, config.buckets - 1);
+    } else this.names = null;
     this.config = config;
     this.mask = config.buckets - 1;
     const id = (k: number, s: string) => hashString(TEMPLATE_SEED[k] as number, s) & this.mask;
@@ -150,7 +182,7 @@ export class TokenFeaturizer {
   }
 
   get featuresPerToken(): number {
-    return TOKEN_TEMPLATES.length;
+    return this.templateCount;
   }
 
   /**
@@ -168,7 +200,7 @@ export class TokenFeaturizer {
     const n = tokens.length;
     const infos: TokenInfo[] = new Array(n);
     for (let i = 0; i < n; i++) infos[i] = this.info((tokens[i] as Token).text);
-    const val = 1 / Math.sqrt(TOKEN_TEMPLATES.length);
+    const val = 1 / Math.sqrt(this.templateCount);
     const mask = this.mask;
     const edge = this.edge;
     for (let i = 0; i < n; i++) {
@@ -211,8 +243,16 @@ export class TokenFeaturizer {
       ids[base + T.titleFlag] = this.titleFlagId[
         (sentStart ? 4 : 0) | (t.isTitle ? 2 : 0) | (t.isLower ? 1 : 0)
       ] as number;
-      values.fill(val, base, base + TOKEN_TEMPLATES.length);
+      values.fill(val, base, base + this.templateCount);
     }
+    if (this.names === null) return;
+    const views: NameTokenView[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const t = infos[i] as TokenInfo;
+      const tok = tokens[i] as Token;
+      views[i] = { start: tok.start, end: tok.end, text: tok.text, lw: t.lw, caseOf: t.caseOf };
+    }
+    this.names.featurize(text, views, ids, rowOffset, L, TOKEN_TEMPLATES.length);
   }
 
   /** What a token's text alone decides, from the cache (bounded: cleared when full). */
@@ -281,6 +321,8 @@ interface TokenInfo {
   asNext2: number;
   isTitle: boolean;
   isLower: boolean;
+  /** `T` title case, `U` all caps, `l` lowercase, `o` other (name-features.ts). */
+  caseOf: string;
   /** The token is ".", "!", "?" or ":": the next one starts a sentence. */
   endsSentence: boolean;
 }
@@ -322,6 +364,7 @@ function tokenInfo(raw: string, mask: number): TokenInfo {
     asNext2: id(T.wNext2, w),
     isTitle,
     isLower,
+    caseOf: isTitle ? 'T' : isUpper ? 'U' : isLower ? 'l' : 'o',
     endsSentence: w === '.' || w === '!' || w === '?' || w === ':',
   };
 }

@@ -13,6 +13,8 @@
  * - `family-<name>.jsonl` for each threat family (`jailbreak_roleplay`, `instruction_override`,
  *   `indirect_instruction`, `multilingual`): rows of the family's VALIDATION generator (`data/families/`,
  *   wording disjoint from its TRAIN generator), attacks and their benign twins, with `family`; `source`
+ * - `pii-social.jsonl`: PERSON in lowercase, noisy social-media text from the EVAL templates of
+ *   `data/social-names.ts`, `source` = `generated/social-names/<names in the gazetteer | unlisted names | no names>`.
  *   names the language or carrier; documents carry their `surface` (`document`, `tool_result`);
  * - `family-adversarial_suffix.jsonl`: pi-suffix's validation generator (`data/suffix-attacks.ts`): GCG/DSN-like
  *   suffix attacks and noise-like benign prompts as user messages, bare noise as `document`s.
@@ -45,6 +47,8 @@ import { mulberry32 } from './prng.ts';
 import { loadInjectionData } from './trainers/injection-data.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(REPO_ROOT, 'models/.eval') } } });
+import { socialNamesEval } from './data/social-names.ts';
+import { unlistedEvalNames } from './data/social-names-pools.ts';
 const out = path.resolve(values.out as string);
 mkdirSync(out, { recursive: true });
 const write = (name: string, rows: object[]) => {
@@ -127,4 +131,14 @@ write('pii.jsonl', pii);
 write(
   'pii-phones.jsonl',
   phoneShapesEval().map((p) => ({ text: p.text, spans: p.spans, source: `generated/phone-shapes/${p.shape}` })),
+);
+// PERSON in social-media text (EVAL templates and names; some names are in no list the gazetteer knows)
+const unlisted = unlistedEvalNames();
+write(
+  'pii-social.jsonl',
+  socialNamesEval().map((s) => ({
+    text: s.text,
+    spans: s.spans,
+    source: `generated/social-names/${s.spans.length === 0 ? 'no-names' : s.names.some((n) => unlisted.has(n)) ? 'unlisted-names' : 'listed-names'}`,
+  })),
 );

@@ -1,5 +1,6 @@
 /**
- * In-process detector latency: p50/p99 per detector (prompt injection per tier: fast, accurate, auto) at
+ * In-process detector latency: p50/p99 per detector (prompt injection per tier: fast, accurate, auto;
+ * toxicity: fast = lexical only, accurate = lexical + sentence encoder, and a document) at
  * 100, 1,000 and 10,000 characters, plus each model alone on this thread (pi-accurate, pi-semantic — the
  * sentence encoder and its head —, toxicity, pi-suffix, pii-ner). Run: `npm run bench:detectors`.
  * Model detectors are measured twice: through the worker pool (thread hop + FIFO + batching, as a
@@ -73,11 +74,16 @@ for (const chars of SIZES) {
   record('normalize', chars, await time(() => normalize(raw), 300));
   const text = normalize(raw);
   for (const d of engine.registry.detectors) {
-    const tiers = d.name === 'prompt_injection' ? (['fast', 'accurate', 'auto'] as const) : (['accurate'] as const);
+    const tiers =
+      d.name === 'prompt_injection'
+        ? (['fast', 'accurate', 'auto'] as const)
+        : d.name === 'toxicity'
+          ? (['fast', 'accurate'] as const)
+          : (['accurate'] as const);
     for (const tier of tiers) {
       const input = { text, surface: 'user_message' as const, tier, deadlineAt: Date.now() + 3_600_000 };
       record(
-        `${d.name}${d.name === 'prompt_injection' ? `/${tier}` : ''} (scan path)`,
+        `${d.name}${tiers.length > 1 ? `/${tier}` : ''} (scan path)`,
         chars,
         await time(() => d.detect(input), 400),
       );
@@ -93,6 +99,13 @@ for (const chars of SIZES) {
     ['prompt_injection/accurate, document', { text, surface: 'document', tier: 'accurate', deadlineAt: far }],
   ] as const)
     record(what, chars, await time(() => pi.detect(input), 400));
+  // toxicity off conversation surfaces: the reduced (lexical) stack, no encoder
+  const tox = engine.registry.get('toxicity')!;
+  record(
+    'toxicity/accurate, document',
+    chars,
+    await time(() => tox.detect({ text, surface: 'document', tier: 'accurate', deadlineAt: far }), 400),
+  );
   // The same 2,000-char windows the detectors send, in one batch.
   const windows = chunkTexts(raw, 2000);
   record('pi-accurate onnx (this thread)', chars, await time(() => direct['pi-accurate'].scoreBatch(windows), 300));

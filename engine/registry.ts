@@ -20,12 +20,14 @@ export const MODEL_IDS = {
   promptInjectionSuffix: 'pi-suffix',
   promptInjectionSemantic: 'pi-semantic',
   toxicity: 'toxicity',
+  toxicitySemantic: 'toxicity-semantic',
   piiNer: 'pii-ner',
 } as const;
 export const POOL_MODELS: readonly string[] = [
   MODEL_IDS.promptInjectionAccurate,
   MODEL_IDS.promptInjectionSemantic,
   MODEL_IDS.toxicity,
+  MODEL_IDS.toxicitySemantic,
   MODEL_IDS.piiNer,
 ];
 
@@ -91,9 +93,13 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
       onCascade: (stage) => opts.observe?.cascade?.('prompt_injection', stage),
     }),
     createPiiDetector(loaded(MODEL_IDS.piiNer), opts.models, (reason) => opts.observe?.fallback('pii', reason)),
-    createToxicityDetector(toxicity, toxicityLoaded ? opts.models : null, (reason) =>
-      opts.observe?.fallback('toxicity', reason),
-    ),
+    createToxicityDetector({
+      entry: toxicity,
+      semantic: loaded(MODEL_IDS.toxicitySemantic),
+      models: toxicityLoaded ? opts.models : null,
+      onUnavailable: (reason) => opts.observe?.fallback('toxicity', reason),
+      onCascade: (stage) => opts.observe?.cascade?.('toxicity', stage),
+    }),
     sensitivePathDetector,
   ];
   return new DetectorRegistry(detectors, new Set(toxicityLoaded ? [] : ['toxicity']));

@@ -1,6 +1,7 @@
 /**
  * Extra views of the content: encoded segments (base64, hex) decoded so the prompt-injection model
- * also reads what an attacker hid in them. Each view remembers the normalised range it came from.
+ * also reads what an attacker hid in them, and the text with obfuscated spellings undone (letter-spaced
+ * words, leetspeak) for the toxicity models. Each view remembers the normalised range it came from.
  */
 export interface TextView {
   /** The decoded text. */
@@ -8,7 +9,7 @@ export interface TextView {
   /** [start, end) in the normalised text of the encoded segment. */
   start: number;
   end: number;
-  encoding: 'base64' | 'hex';
+  encoding: 'base64' | 'hex' | 'spelling';
 }
 
 /** Runs of at least this many base64 (standard or URL-safe) alphabet characters are candidates. */
@@ -80,4 +81,40 @@ function readable(s: string): boolean {
     if (c === 32) spaces++;
   }
   return printable / s.length > 0.95 && spaces >= 2 && !s.includes('\uFFFD');
+}
+
+/** Three or more single letters separated by single spaces or dots ("h a t e", "k.i.l.l"). */
+const SPACED_LETTERS = /\b[A-Za-z](?:[ .][A-Za-z]\b){2,}/g;
+/** A word mixing letters with the digits and signs leetspeak stands in for letters ("h4te", "sh1t", "1d10t"); not after "#". */
+const LEET_WORD = /(?<![\w@$#])(?=[\w@$]*[A-Za-z])(?=[\w@$]*[013457@$])[A-Za-z013457@$]{3,}(?![\w@$]|\.[A-Za-z])/g;
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+
+/**
+ * The whole text with letter-spaced words joined and leetspeak words read as letters, or null when it has
+ * neither. A word is read as leetspeak only when it keeps at least two letters ("mp3" and "4th" stay, harmless
+ * either way: the view is scored beside the text, never instead of it).
+ */
+export function spellingView(text: string): TextView | null {
+  let changed = false;
+  const out = text
+    .replace(SPACED_LETTERS, (m) => {
+      changed = true;
+      // "I h a t e" / "a s s": a leading pronoun or article stays a word of its own
+      const lead = /^[IAa] [A-Za-z](?:[ .][A-Za-z]){2,}$/.test(m) ? m.slice(0, 2) : '';
+      return lead + m.slice(lead.length).replace(/[ .]/g, '');
+    })
+    .replace(LEET_WORD, (w) => {
+      // quantities and ordinals ("4th", "10km"), @mentions, $tickers and identifiers with capitals inside
+      // ("PS4", "WWG1WGA") are not leetspeak (hashtags never reach here)
+      if (
+        (w.match(/[A-Za-z]/g) ?? []).length < 2 ||
+        /^\d+[A-Za-z]{1,3}$/.test(w) ||
+        /^[@$]/.test(w) ||
+        /.[A-Z]/.test(w)
+      )
+        return w;
+      changed = true;
+      return w.replace(/[013457@$]/g, (c) => LEET[c] ?? c);
+    });
+  return changed && out !== text ? { text: out, start: 0, end: text.length, encoding: 'spelling' } : null;
 }

@@ -4,11 +4,15 @@
  * windows of longer text), the embeddings are max-pooled per dimension, and a logistic head
  * (`logistic-head.ts`, the entry's JSON file) scores the pooled vector. Training
  * (`training/trainers/pi-semantic.ts`) pools the same way, so a text scores the same in both.
+ *
+ * The heads of one thread share one encoder (one ONNX session: the graph's weights once per thread, not
+ * once per head) and a small LRU of window embeddings, so two heads reading the same windows in one
+ * thread (a chat message scored for injection and for toxicity) embed them once.
  */
 import type { TextClassifier } from './classifier.ts';
 import { headScore, parseHead } from './logistic-head.ts';
 import { checkKind, MODELS_DIR, ModelIntegrityError, readVerified, type ModelEntry } from './manifest.ts';
-import { loadSentenceEncoder } from './sentence-encoder.ts';
+import { loadSentenceEncoder, type SentenceEncoder } from './sentence-encoder.ts';
 import { tokenWindows } from './use-lite-tokenizer.ts';
 
 export const SEMANTIC_FEATURIZER = 'use-lite-head-v1';
@@ -40,19 +44,19 @@ export async function loadSemanticClassifier(entry: ModelEntry, dir: string = MO
   const f = entry.featurizer as unknown as SemanticFeaturizer;
   if (f.type !== SEMANTIC_FEATURIZER) throw new Error(`model "${entry.id}": featurizer ${String(f.type)}`);
   const head = parseHead(readVerified(entry, dir).toString('utf8'));
-  const encoder = await loadSentenceEncoder({ batchRows: 16 });
+  const encoder = await acquireEncoder();
   if (encoder.id !== f.encoder || head.dim !== encoder.dim) {
-    await encoder.release();
+    await releaseEncoder();
     throw new ModelIntegrityError(
       `model "${entry.id}": trained on ${f.encoder} (${head.dim}-d), installed encoder is ${encoder.id} (${encoder.dim}-d)`,
     );
   }
   return {
     entry,
-    release: () => encoder.release(),
+    release: releaseEncoder,
     async scoreBatch(texts: string[]): Promise<number[]> {
       const perText = texts.map((t) => pooledWindows(encoder.tokenize(t), f.window_tokens, f.max_windows));
-      const flat = await encoder.embedIds(perText.flat());
+      const flat = await embedCached(encoder, perText.flat());
       const pooled = new Float32Array(encoder.dim);
       let k = 0;
       return perText.map((ws) => {
@@ -62,4 +66,57 @@ export async function loadSemanticClassifier(entry: ModelEntry, dir: string = MO
       });
     },
   };
+}
+
+/** This thread's encoder, shared by its semantic heads (reference-counted), and its window-embedding LRU. */
+let shared: { encoder: Promise<SentenceEncoder>; refs: number } | null = null;
+/** Window embeddings kept per thread (512 floats each: 256 windows ≈ 0.5 MB). */
+export const WINDOW_CACHE_SIZE = 256;
+const windowCache = new Map<string, Float32Array>();
+/** Window lookups of this thread's LRU since start (for tests and benchmarks). */
+export const windowCacheStats = { hits: 0, misses: 0 };
+
+async function acquireEncoder(): Promise<SentenceEncoder> {
+  if (!shared) {
+    const s = { encoder: loadSentenceEncoder({ batchRows: 16 }), refs: 0 };
+    shared = s;
+    // a failed load is not kept: the next head tries again
+    s.encoder.catch(() => {
+      if (shared === s) shared = null;
+    });
+  }
+  shared.refs++;
+  return shared.encoder;
+}
+
+async function releaseEncoder(): Promise<void> {
+  const s = shared;
+  if (!s || --s.refs > 0) return;
+  shared = null;
+  windowCache.clear();
+  await (await s.encoder).release();
+}
+
+/** The embeddings of `rows` (token windows), each window embedded once per thread while it stays in the LRU. */
+export async function embedCached(encoder: SentenceEncoder, rows: readonly number[][]): Promise<Float32Array[]> {
+  const keys = rows.map((r) => r.join(','));
+  const missing = [...new Set(keys.filter((k) => !windowCache.has(k)))];
+  windowCacheStats.misses += missing.length;
+  windowCacheStats.hits += keys.length - missing.length;
+  if (missing.length) {
+    const ids = missing.map((k) => rows[keys.indexOf(k)]!);
+    const got = await encoder.embedIds(ids);
+    missing.forEach((k, i) => windowCache.set(k, got[i]!));
+  }
+  const out = keys.map((k) => {
+    const v = windowCache.get(k)!;
+    windowCache.delete(k); // most recently used last
+    windowCache.set(k, v);
+    return v;
+  });
+  for (const k of windowCache.keys()) {
+    if (windowCache.size <= WINDOW_CACHE_SIZE) break;
+    windowCache.delete(k);
+  }
+  return out;
 }

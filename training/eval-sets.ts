@@ -5,16 +5,19 @@
  * - `injection-obfuscated.jsonl`: held-out positives and negatives (≤ 800 chars) each obfuscated one way
  *   (leetspeak, homoglyphs, zero-width, base64, hex, mixed; benign rows get wrappers that do not ask to
  *   follow the encoded text), `source` = `obfuscated/<kind>/<label>`;
- * - `toxicity.jsonl`: held-out toxicity families and toxicity hard negatives (EVAL templates);
+ * - `toxicity.jsonl`: held-out toxicity families (family `sources`), toxicity hard negatives (EVAL templates)
+ *   and functional VALIDATION rows (family `functional`, source `generated/functional-val#<functionality>`;
+ *   also alone in `toxicity-functional.jsonl`) and discussion-comment VALIDATION rows (family `comments`,
+ *   source `generated/comments-val#<kind>`);
  * - `pii.jsonl`: held-out pii sources (CoNLL testa, presidio held-out templates; labels outside the eval
  *   set are not scored), faker NER sentences and structured-identifier sentences from EVAL templates;
  * - `pii-phones.jsonl`: phones in shapes the structured generator does not produce (`data/phone-shapes.ts`),
  *   `source` = `generated/phone-shapes/<shape>`.
+ * - `pii-social.jsonl`: PERSON in lowercase, noisy social-media text from the EVAL templates of
+ *   `data/social-names.ts`, `source` = `generated/social-names/<names in the gazetteer | unlisted names | no names>`.
  * - `family-<name>.jsonl` for each threat family (`jailbreak_roleplay`, `instruction_override`,
  *   `indirect_instruction`, `multilingual`): rows of the family's VALIDATION generator (`data/families/`,
  *   wording disjoint from its TRAIN generator), attacks and their benign twins, with `family`; `source`
- * - `pii-social.jsonl`: PERSON in lowercase, noisy social-media text from the EVAL templates of
- *   `data/social-names.ts`, `source` = `generated/social-names/<names in the gazetteer | unlisted names | no names>`.
  *   names the language or carrier; documents carry their `surface` (`document`, `tool_result`);
  * - `family-adversarial_suffix.jsonl`: pi-suffix's validation generator (`data/suffix-attacks.ts`): GCG/DSN-like
  *   suffix attacks and noise-like benign prompts as user messages, bare noise as `document`s.
@@ -37,18 +40,20 @@ import {
   type PiiRow,
 } from './data/datasets.ts';
 import { injectionHardNegativesEval, toxicityHardNegativesEval } from './data/hard-negatives.ts';
+import { toxicityCommentsVal } from './data/toxicity-comments/index.ts';
+import { toxicityFunctionalVal } from './data/toxicity-functional/index.ts';
 import { familySource, familyVal, THREAT_FAMILIES } from './data/families/index.ts';
 import { OBFUSCATIONS, obfuscate } from './data/obfuscate.ts';
 import { piiStructuredEval } from './data/pii-structured.ts';
 import { phoneShapesEval } from './data/phone-shapes.ts';
 import { piiSynthEval } from './data/pii-synth.ts';
+import { socialNamesEval } from './data/social-names.ts';
+import { unlistedEvalNames } from './data/social-names-pools.ts';
 import { suffixValidationSet } from './data/suffix-attacks.ts';
 import { mulberry32 } from './prng.ts';
 import { loadInjectionData } from './trainers/injection-data.ts';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(REPO_ROOT, 'models/.eval') } } });
-import { socialNamesEval } from './data/social-names.ts';
-import { unlistedEvalNames } from './data/social-names-pools.ts';
 const out = path.resolve(values.out as string);
 mkdirSync(out, { recursive: true });
 const write = (name: string, rows: object[]) => {
@@ -109,12 +114,29 @@ write('families.jsonl', [...familyRows.flat(), ...suffixRows, ...injectionRows])
 
 // toxicity
 const held = new Set(TOXICITY_HELDOUT_FAMILIES);
-const tox = readJsonl<LabeledRow>(path.join(datasetsDir(), 'toxicity.jsonl'))
-  .map((r) => ({ text: r.text, label: r.label === 1 ? 1 : 0, source: toxicityFamily(r.source) }))
+const tox: { text: string; label: number; source: string; family?: string }[] = readJsonl<LabeledRow>(
+  path.join(datasetsDir(), 'toxicity.jsonl'),
+)
+  .map((r) => ({ text: r.text, label: r.label === 1 ? 1 : 0, source: toxicityFamily(r.source), family: 'sources' }))
   .filter((r) => held.has(r.source));
 for (const h of toxicityHardNegativesEval())
   tox.push({ text: h.text, label: 0, source: `generated/hard-negatives-eval#${h.category}` });
-write('toxicity.jsonl', tox);
+// functional VALIDATION rows (another author's templates): per functionality as the source, one family
+const functional = toxicityFunctionalVal().map((r) => ({
+  text: r.text,
+  label: r.label,
+  source: `generated/functional-val#${r.functionality}`,
+  family: 'functional',
+}));
+write('toxicity-functional.jsonl', functional);
+// discussion comments (VALIDATION spec): wiki talk, news, forum, review and code-review comment styles
+const comments = toxicityCommentsVal().map((r) => ({
+  text: r.text,
+  label: r.label,
+  source: `generated/comments-val#${r.kind}`,
+  family: 'comments',
+}));
+write('toxicity.jsonl', [...tox, ...functional, ...comments]);
 
 // pii
 const pii: { text: string; spans: { start: number; end: number; label: string }[]; source: string }[] = [];

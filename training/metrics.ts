@@ -160,3 +160,48 @@ export function fitTemperature(scores: ArrayLike<number>, labels: ArrayLike<numb
   }
   return Math.round(best * 100) / 100;
 }
+
+/** The threshold t (between distinct scores, as "score > t") maximising F-beta; 0.5 when there are no positives. */
+export function thresholdForFBeta(scores: ArrayLike<number>, labels: ArrayLike<number>, beta: number): number {
+  const idx = Array.from({ length: scores.length }, (_, i) => i).sort(
+    (a, b) => (scores[b] as number) - (scores[a] as number),
+  );
+  let pos = 0;
+  for (let i = 0; i < labels.length; i++) pos += (labels[i] as number) === 1 ? 1 : 0;
+  if (pos === 0) return 0.5;
+  const b2 = beta * beta;
+  let tp = 0;
+  let fp = 0;
+  let best = { f: -1, t: 0.5 };
+  for (let k = 0; k < idx.length; k++) {
+    const i = idx[k] as number;
+    if ((labels[i] as number) === 1) tp++;
+    else fp++;
+    const s = scores[i] as number;
+    const next = k + 1 < idx.length ? (scores[idx[k + 1] as number] as number) : -Infinity;
+    if (next === s) continue;
+    const f = ((1 + b2) * tp) / ((1 + b2) * tp + b2 * (pos - tp) + fp);
+    // cut halfway to the next lower score, so a score equal to neither side decides the same way
+    if (f > best.f) best = { f, t: next === -Infinity ? 0 : (s + next) / 2 };
+  }
+  return best.t;
+}
+
+/**
+ * Thresholds for a detector judged by F1 at its flag level (toxicity): flag at the F1-best threshold of
+ * the validation rows, warn at the F2-best one (recall-leaning) kept within [flag − 0.15, flag − 0.02], block where
+ * `block` of the policy puts it (precision and FPR targets), all increasing within [0.05, 0.995].
+ */
+export function chooseF1Thresholds(
+  scores: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  block: { precision: number; max_fpr: number },
+): Thresholds {
+  const neg: number[] = [];
+  for (let i = 0; i < scores.length; i++) if ((labels[i] as number) === 0) neg.push(scores[i] as number);
+  const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
+  const flag = clamp(thresholdForFBeta(scores, labels, 1), 0.07, 0.97);
+  const warn = clamp(thresholdForFBeta(scores, labels, 2), Math.max(0.05, flag - 0.15), flag - 0.02);
+  const b = Math.max(thresholdForPrecision(scores, labels, block.precision), thresholdForFpr(neg, block.max_fpr));
+  return { warn_above: r4(warn), flag_above: r4(flag), block_above: r4(clamp(Math.max(b, flag + 0.02), 0.09, 0.995)) };
+}

@@ -23,6 +23,7 @@ describe('manifest', () => {
       'pi-suffix',
       'pii-ner',
       'toxicity',
+      'toxicity-semantic',
     ]);
     for (const m of models) {
       expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);
@@ -37,8 +38,8 @@ describe('manifest', () => {
       const extra = m as unknown as { training_data_sha256: string; seed: number };
       expect(extra.training_data_sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(extra.seed).toBeTypeOf('number');
-      // pi-semantic is only an input of the accurate tier's stacker: no thresholds of its own
-      if (m.task === 'text-classification' && m.id !== 'pi-semantic') {
+      // the semantic heads are only inputs of a stack (pi-accurate's, toxicity's): no thresholds of their own
+      if (m.task === 'text-classification' && m.featurizer.type !== 'use-lite-head-v1') {
         const t = m.thresholds;
         expect(t).toBeDefined();
         // js-char-lm thresholds are bits per character (the detector maps them onto its own levels)

@@ -191,10 +191,12 @@ export function evaluateBinary(
   valScores: number[],
   hard: { category: string }[],
   hardScores: number[],
+  /** how thresholds are chosen on the validation + hard-negative scores (default: `chooseThresholds`) */
+  choose: (scores: number[], labels: number[]) => Thresholds = (s, l) => chooseThresholds(s, l),
 ): EvalReport {
   const allScores = [...valScores, ...hardScores];
   const allLabels = [...val.map((e) => e.label), ...hard.map(() => 0)];
-  const thresholds = chooseThresholds(allScores, allLabels);
+  const thresholds = choose(allScores, allLabels);
   const fprAt = (s: number[], t: number): number => (s.length ? r4(s.filter((x) => x > t).length / s.length) : 0);
   const byCat: Record<string, { n: number; fpr_flag: number; fpr_warn: number }> = {};
   const cats = [...new Set(hard.map((h) => h.category))].sort();

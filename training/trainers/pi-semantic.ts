@@ -15,11 +15,11 @@
  * card); it has no thresholds of its own — the accurate tier's stacker (`npm run train:pi-stack`) uses it.
  * Options: `--l2` (default 1e-3), `--dataset-only` (heads without the familyTrain rows).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalize } from '../../engine/normalize.ts';
-import { pooledWindows, SEMANTIC_FEATURIZER, type SemanticFeaturizer } from '../../inference/semantic-classifier.ts';
+import { SEMANTIC_FEATURIZER, type SemanticFeaturizer } from '../../inference/semantic-classifier.ts';
 import { loadSentenceEncoder, type SentenceEncoder } from '../../inference/sentence-encoder.ts';
 import { USE_LITE_VERSION } from '../../inference/use-lite-weights.ts';
 import {
@@ -39,6 +39,7 @@ import { semanticCard } from './pi-semantic-card.ts';
 import { FAMILY_TRAIN_ROWS } from './injection-data.ts';
 import { headScore, serializeHead, type LogisticHead } from '../../inference/logistic-head.ts';
 import { trainHead, zAverage } from './pi-semantic-head.ts';
+import { EMBEDDING_DIM as DIM, pooledEmbeddings, selectView } from './semantic-features.ts';
 
 const ID = 'pi-semantic';
 const VERSION = '0.1.1';
@@ -48,7 +49,6 @@ const MAX_CHARS = 4000;
 const DATASET_ROWS = 10_000;
 const MAX_WINDOWS = 8;
 const WINDOW_TOKENS = 128;
-const DIM = 512;
 const CACHE_DIR = path.join(REPO_ROOT, 'models/.cache/pi-semantic');
 const log = makeLogger('pi-semantic');
 
@@ -100,50 +100,10 @@ function trainingRows(): Row[] {
   return [...sample, ...fam];
 }
 
-/** [n, 2·512]: mean ‖ max over each text's windows; cached by the texts' sha256. */
-async function features(name: string, texts: readonly string[], enc: () => Promise<SentenceEncoder>) {
-  const key = sha256Hex(`${MAX_WINDOWS}\0${texts.join('\0')}`).slice(0, 16);
-  const file = path.join(CACHE_DIR, `${name}-${key}.f32`);
-  if (existsSync(file)) {
-    const b = readFileSync(file);
-    log(`${name}: ${texts.length} texts from cache ${path.relative(REPO_ROOT, file)}`);
-    return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-  }
-  const e = await enc();
-  const t0 = Date.now();
-  const perText = texts.map((t) => pooledWindows(e.tokenize(t), WINDOW_TOKENS, MAX_WINDOWS));
-  const flat = perText.flat();
-  const order = flat.map((_, i) => i).sort((a, b) => (flat[a] as number[]).length - (flat[b] as number[]).length);
-  const sorted = await e.embedIds(order.map((i) => flat[i] as number[]));
-  const emb = new Array<Float32Array>(flat.length);
-  order.forEach((i, k) => (emb[i] = sorted[k] as Float32Array));
-  const out = new Float32Array(texts.length * 2 * DIM);
-  let k = 0;
-  perText.forEach((ws, i) => {
-    const o = i * 2 * DIM;
-    out.fill(-Infinity, o + DIM, o + 2 * DIM);
-    for (let w = 0; w < ws.length; w++) {
-      const v = emb[k++] as Float32Array;
-      for (let j = 0; j < DIM; j++) {
-        out[o + j] = (out[o + j] as number) + (v[j] as number) / ws.length;
-        out[o + DIM + j] = Math.max(out[o + DIM + j] as number, v[j] as number);
-      }
-    }
-  });
-  mkdirSync(CACHE_DIR, { recursive: true });
-  writeFileSync(file, Buffer.from(out.buffer));
-  log(`${name}: embedded ${texts.length} texts, ${flat.length} windows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  return out;
-}
-
-type View = 'max' | 'meanmax';
-function select(x: Float32Array, n: number, view: View, rows?: readonly number[]): Float32Array {
-  const idx = rows ?? Array.from({ length: n }, (_, i) => i);
-  const d = view === 'max' ? DIM : 2 * DIM;
-  const out = new Float32Array(idx.length * d);
-  idx.forEach((i, k) => out.set(x.subarray(i * 2 * DIM + (view === 'max' ? DIM : 0), (i + 1) * 2 * DIM), k * d));
-  return out;
-}
+const pooling = { windowTokens: WINDOW_TOKENS, maxWindows: MAX_WINDOWS, cacheDir: CACHE_DIR, log };
+const features = (name: string, texts: readonly string[], enc: () => Promise<SentenceEncoder>) =>
+  pooledEmbeddings(name, texts, enc, pooling);
+const select = selectView;
 
 function scoreAll(head: LogisticHead, x: Float32Array, n: number): number[] {
   return Array.from({ length: n }, (_, i) => headScore(head, x, i * head.dim));

@@ -22,8 +22,7 @@ import { SURFACES, type Surface } from '../../engine/detector.ts';
 import { normalize } from '../../engine/normalize.ts';
 import type { TextClassifier } from '../../inference/classifier.ts';
 import { loadLinearModel } from '../../inference/linear-model.ts';
-import { clampedLogit, sigmoid } from '../../inference/logistic-head.ts';
-import { MODELS_DIR, modelEntry, type ModelEntry, type Thresholds } from '../../inference/manifest.ts';
+import { MODELS_DIR, modelEntry, type ModelEntry } from '../../inference/manifest.ts';
 import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 import { readJsonl, REPO_ROOT, sha256Hex } from '../data/datasets.ts';
 import { familyTrain, THREAT_FAMILIES } from '../data/families/index.ts';
@@ -38,8 +37,17 @@ import {
   type ManifestEntry,
 } from './common.ts';
 import { loadInjectionData } from './injection-data.ts';
-import { trainHead } from './pi-semantic-head.ts';
 import { stackCard } from './pi-stack-card.ts';
+import {
+  calibrateCascade,
+  cascadeOutcome,
+  fitted,
+  linear,
+  without,
+  zAveraged,
+  type CascadeSetup,
+  type Stack,
+} from './stack-fit.ts';
 
 const SEED = 2525;
 const FAMILY_ROWS = 800;
@@ -64,7 +72,7 @@ const REDUCED_SURFACES = SURFACES.filter((x) => !SUFFIX_SURFACES.has(x));
 const isReduced = (r: Row | undefined): boolean =>
   r?.surface !== undefined && !SUFFIX_SURFACES.has(r.surface as Surface);
 const DEFER_AT = INPUTS.indexOf(DEFER);
-const withoutDeferred = <T>(cols: T[]): T[] => cols.filter((_, k) => k !== DEFER_AT);
+const withoutDeferred = <T>(cols: T[]): T[] => without(cols, DEFER_AT);
 
 type Scorer = (texts: string[]) => Promise<number[]>;
 
@@ -108,51 +116,10 @@ async function columns(name: string, texts: string[], s: Awaited<ReturnType<type
   return out;
 }
 
-interface Linear {
-  weights: number[];
-  bias: number;
-}
-
-/** A stack over all inputs, and the reduced one (without the deferred input) for non-prompt surfaces. */
-interface Stack extends Linear {
-  reduced: Linear;
-}
-
-const linear = (st: Linear, cols: number[][], i: number): number =>
-  sigmoid(st.bias + st.weights.reduce((z, w, k) => z + w * clampedLogit(cols[k]![i]!), 0));
 const combine = (st: Stack, cols: number[][], i: number, row?: Row): number =>
   isReduced(row) ? linear(st.reduced, withoutDeferred(cols), i) : linear(st, cols, i);
 const combined = (st: Stack, cols: number[][], rows?: readonly Row[]): number[] =>
   cols[0]!.map((_, i) => combine(st, cols, i, rows?.[i]));
-
-/** Logits [row, input] row-major. */
-function logits(cols: number[][]): Float32Array {
-  const n = cols[0]!.length;
-  const x = new Float32Array(n * cols.length);
-  for (let i = 0; i < n; i++) cols.forEach((c, k) => (x[i * cols.length + k] = clampedLogit(c[i]!)));
-  return x;
-}
-
-/** A head on standardised logits, rewritten as weights on raw logits. */
-function fitted(cols: number[][], labels: number[]): Linear {
-  const k = cols.length;
-  const head = trainHead(logits(cols), labels, k, { l2: 1e-3, epochs: 2000, learningRate: 0.05 });
-  const weights = head.weights.map((w, j) => w / head.std[j]!);
-  const bias = head.bias - head.weights.reduce((b, w, j) => b + (w * head.mean[j]!) / head.std[j]!, 0);
-  return { weights, bias };
-}
-
-/** The mean of the standardised logits (standardised over the stacking rows, labels unused). */
-function zAveraged(cols: number[][]): Linear {
-  const k = cols.length;
-  const stats = cols.map((c) => {
-    const lg = c.map(clampedLogit);
-    const mu = lg.reduce((a, b) => a + b, 0) / lg.length;
-    const sd = Math.sqrt(lg.reduce((a, b) => a + (b - mu) ** 2, 0) / lg.length) || 1;
-    return { mu, sd };
-  });
-  return { weights: stats.map((s) => 1 / (k * s.sd)), bias: -stats.reduce((b, s) => b + s.mu / (k * s.sd), 0) };
-}
 
 function stackingRows(train: readonly Example[]): Row[] {
   const rng = mulberry32(SEED);
@@ -173,43 +140,7 @@ function stackingRows(train: readonly Example[]): Row[] {
   return [...fam, ...sources];
 }
 
-/** What the auto tier's cascade does with `upper` for the deferred input: share of benign rows decided early, detections lost. */
-function cascadeOutcome(st: Stack, cols: number[][], rows: readonly Row[], t: Thresholds, upper: number) {
-  const k = INPUTS.indexOf(DEFER);
-  let benign = 0;
-  let benignEarly = 0;
-  let detected = 0;
-  let lost = 0;
-  rows.forEach((r, i) => {
-    if (isReduced(r)) return; // no encoder there, so no cascade
-    const z1 = st.weights.reduce((z, w, j) => (j === k ? z : z + w * clampedLogit(cols[j]![i]!)), st.bias);
-    const early = sigmoid(z1 + st.weights[k]! * upper) <= t.warn_above;
-    if (r.label === 0) {
-      benign++;
-      if (early) benignEarly++;
-    } else if (linear(st, cols, i) > t.flag_above) {
-      detected++;
-      if (early) lost++;
-    }
-  });
-  const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
-  return { upper: r4(upper), benign_early: r4(benignEarly / Math.max(1, benign)), detected, lost };
-}
-
-/**
- * The deferred input's `upper_logit`: the lowest of its positive-row logit quantiles (0.5 … 0.99) at which
- * the cascade loses at most 0.5 % of the stack's detections on the stacking rows (the highest otherwise).
- */
-function calibrateCascade(st: Stack, cols: number[][], rows: readonly Row[], t: Thresholds) {
-  const k = INPUTS.indexOf(DEFER);
-  const pos = rows
-    .map((r, i) => (r.label === 1 ? clampedLogit(cols[k]![i]!) : NaN))
-    .filter((x) => !Number.isNaN(x))
-    .sort((a, b) => a - b);
-  const quantile = (q: number): number => pos[Math.min(pos.length - 1, Math.floor(q * pos.length))]!;
-  const tries = [0.5, 0.75, 0.9, 0.95, 0.99].map((q) => ({ q, ...cascadeOutcome(st, cols, rows, t, quantile(q)) }));
-  return tries.find((x) => x.lost <= 0.005 * x.detected) ?? tries.at(-1)!;
-}
+const cascadeSetup = (rows: readonly Row[]): CascadeSetup => ({ defer: DEFER_AT, reduced: (i) => isReduced(rows[i]) });
 
 const f3 = (x: number | null): string => (x === null ? '–' : x.toFixed(3));
 
@@ -277,8 +208,15 @@ async function main(): Promise<void> {
   const thresholdReport = evaluateBinary(data.val, combined(pick, xv), data.hardEval, combined(pick, xh));
   log(`picked ${pickName}: ${JSON.stringify(pick)}; thresholds ${JSON.stringify(thresholdReport.thresholds)}`);
   const t = thresholdReport.thresholds;
-  const cascade = calibrateCascade(pick, xs, stackRows, t);
-  const onEval = cascadeOutcome(pick, xe, evalRows, t, cascade.upper);
+  const cascade = calibrateCascade(pick, xs, labels, t, cascadeSetup(stackRows));
+  const onEval = cascadeOutcome(
+    pick,
+    xe,
+    evalRows.map((r) => r.label),
+    t,
+    cascade.upper,
+    cascadeSetup(evalRows),
+  );
   log(`cascade (stacking rows): ${JSON.stringify(cascade)}`);
   log(`cascade (validation): ${JSON.stringify(onEval)}`);
   if (dryRun) return;

@@ -1,22 +1,16 @@
 /**
- * Trains `toxicity` v0: embedding-bag MLP over hashed text features, exported to ONNX.
+ * Trains `toxicity`: embedding-bag MLP over hashed text features, exported to ONNX. The detector serves
+ * it stacked with the sentence-encoder model (`npm run train:toxicity-stack`, run after this one: it
+ * writes the entry's `combine` and the thresholds the detector uses).
  * Run from the repo root: `npm run train:toxicity`.
  */
-import path from 'node:path';
-import {
-  datasetHash,
-  datasetsDir,
-  readJsonl,
-  TOXICITY_HELDOUT_FAMILIES,
-  toxicityFamily,
-  type LabeledRow,
-} from '../data/datasets.ts';
-import { toxicityHardNegativesEval, toxicityHardNegativesTrain } from '../data/hard-negatives.ts';
-import { makeLogger, reportMarkdown, writeCard, type Example } from './common.ts';
+import { TOXICITY_HELDOUT_FAMILIES } from '../data/datasets.ts';
+import { makeLogger, reportMarkdown, writeCard } from './common.ts';
 import { trainBagClassifier } from './bag-classifier.ts';
+import { loadToxicityData } from './toxicity-data.ts';
 
 const ID = 'toxicity';
-const VERSION = '0.1.0';
+const VERSION = '0.2.0';
 const SEED = 9001;
 const BITS = 16;
 const DIM = Number(process.env.TOX_DIM ?? 32);
@@ -29,27 +23,7 @@ const FAMILY_CAP = 3000;
 
 const log = makeLogger(ID);
 const t0 = Date.now();
-const file = path.join(datasetsDir(), 'toxicity.jsonl');
-const rows = readJsonl<LabeledRow>(file);
-const held = new Set(TOXICITY_HELDOUT_FAMILIES);
-const train: Example[] = [];
-const val: Example[] = [];
-for (const r of rows) {
-  if (typeof r.text !== 'string' || r.text.trim() === '') continue;
-  const e: Example = { text: r.text, label: r.label === 1 ? 1 : 0, family: toxicityFamily(r.source) };
-  (held.has(e.family) ? val : train).push(e);
-}
-for (const f of held) if (!val.some((e) => e.family === f)) throw new Error(`held-out family ${f} matched no rows`);
-const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
-const valKeys = new Set(val.map((e) => norm(e.text)));
-const trainDedup = train.filter((e) => !valKeys.has(norm(e.text)));
-const hardTrain = toxicityHardNegativesTrain();
-for (const h of hardTrain) trainDedup.push({ text: h.text, label: 0, family: 'generated/hard-negatives' });
-const hardEval = toxicityHardNegativesEval();
-log(
-  `toxicity data: train ${trainDedup.length} (dropped ${train.length - (trainDedup.length - hardTrain.length)} duplicates of validation texts), val ${val.length} (pos ${val.filter((e) => e.label === 1).length}), hard eval ${hardEval.length}`,
-);
-const dataSha256 = datasetHash([file]);
+const { train, val, hardEval, dataSha256, counts } = loadToxicityData(log);
 
 const res = await trainBagClassifier(
   {
@@ -63,7 +37,7 @@ const res = await trainBagClassifier(
     posCapChars: MAX_CHARS,
     familyCap: FAMILY_CAP,
     labels: ['non-toxic', 'toxic'],
-    train: trainDedup,
+    train,
     val,
     hardEval,
     trainOptions: { epochs: EPOCHS, batchSize: 64, lr: LR, l2: L2, finalLrFraction: 0.1, featureDropout: DROPOUT },
@@ -77,7 +51,7 @@ const trainSeconds = Math.round((Date.now() - t0) / 1000);
 
 writeCard(
   ID,
-  `# toxicity ${VERSION} — toxic / offensive language (v0)
+  `# toxicity ${VERSION} — toxic / offensive language (lexical model)
 
 **Task:** binary text classification (non-toxic / toxic-offensive-hateful). **Runtime:** \`onnx\`
 (onnxruntime-node, \`loadOnnxClassifier\`). **File:** \`model.onnx\` (${(res.bytes / 1e6).toFixed(1)} MB, opset 13, IR 8).
@@ -93,14 +67,32 @@ Training rows: ${res.trainRows}; training + evaluation took ${trainSeconds} s on
 ## Data
 \`toxicity.jsonl\` (shared datasets, read at training time; sha256 \`${dataSha256}\`): t-davidson hate speech
 and offensive language (tweets, 83 % positive), cardiffnlp/tweeteval offensive (OLID), microsoft/TOXIGEN
-prompts and demonstrations. Plus ${hardTrain.length} generated hard negatives (\`training/data/hard-negatives.ts\`,
+prompts and demonstrations. Plus ${counts.hardTrain} generated hard negatives (\`training/data/hard-negatives.ts\`,
 TRAIN templates): violent or vulgar-sounding words in benign senses ("kill the process", "beat the eggs"),
 strong feelings without insults, identity terms in neutral or supportive statements, discussions of
-moderation.
+moderation. Plus ${counts.functionalTrain} generated functional rows (\`training/data/toxicity-functional/\`, TRAIN
+specs \`train.ts\` and \`train-extra*.ts\`): per HateCheck-style functionality templates over protected-group
+targets — explicit and implicit derogation, dehumanisation, threats, negated positive statements, hate as a
+question or an opinion, abuse of individuals, and the same five spelling obfuscations (added spaces, leet,
+swapped, dropped characters, joined words) — with benign twins: negated hate, counter-speech quoting hate,
+reports of hate, neutral and positive statements about the groups, homonyms of slurs, reclaimed in-group
+terms, abuse of objects. Plus ${counts.commentsTrain} generated discussion comments (\`training/data/toxicity-comments/train*.ts\`):
+wiki talk pages, news and forum threads, code review, reviews and gaming chat — personal attacks, insults with
+profanity, threats, identity attacks and harassment against the people in a discussion, with civil twins
+(firm disagreement, harsh criticism of the work, frustration at no one, moderation talk, friendly banter).
+
+**Served as a stack.** The detector does not use this model's thresholds: \`npm run train:toxicity-stack\`
+stacks it with the sentence-encoder model \`toxicity-semantic\` and writes the entry's \`combine\` and
+thresholds — see \`stack.md\` beside this card for the served numbers. The tables below are this model
+alone, at thresholds chosen by the injection models' rule.
 
 **Validation, held out by source** (never trained on): ${TOXICITY_HELDOUT_FAMILIES.map((f) => `\`${f}\``).join(', ')}
 (the tweeteval test file is a different file of the same OLID distribution as the training files; the
-ToxiGen target groups are unseen groups); plus ${hardEval.length} generated hard negatives from EVAL templates.
+ToxiGen target groups are unseen groups); ${counts.functionalVal} functional VALIDATION rows (\`validation*.ts\`:
+another author's templates over other targets with other slot values — \`val:functional:*\` below);
+${counts.commentsVal} discussion-comment VALIDATION rows (\`toxicity-comments/validation*.ts\`, another author —
+\`val:comments:*\`); plus
+${hardEval.length} generated hard negatives from EVAL templates.
 
 ## Metrics (held-out)
 ${reportMarkdown(res.report)}
@@ -118,7 +110,8 @@ ${res.latency.batch16_1000_chars_ms} ms for a batch of 16.
   scored as toxic, and polite, implicit hate (ToxiGen-style) is often missed.
 - Identity terms: the model may still associate group names with toxicity (see hard-negative FPR by
   category); treat flags on identity-related text with care.
-- English only. Bag of n-grams: negation and quotation ("he called me an idiot") are not understood.
+- English only. Bag of n-grams: negation and quotation ("he called me an idiot") are not understood —
+  the sentence encoder in the stack carries most of that (stack.md, per functionality).
 
 ## Retrain
 \`npm run train:toxicity\` from the repo root (reads \`../shared/datasets\`, or \`DATASETS_DIR\`);

@@ -44,6 +44,8 @@ const schema = z.object({
   POOL_MAX_BATCH: int(1, 256).default(32),
   // A model request of at least this many characters is split across the worker threads (0 = never).
   POOL_SPLIT_CHARS: int(0, 50_000_000).default(8_000),
+  // Window embeddings each model thread keeps, shared by its sentence-encoder heads (0 = no cache).
+  SEMANTIC_WINDOW_CACHE: int(0, 65_536).default(256),
   SCAN_DEADLINE_MS: int(10, 600_000).default(5_000),
   SCAN_MAX_TEXT_CHARS: int(1, 50_000_000).default(500_000),
   SCAN_CONTENT_RETENTION_DAYS: int(1, 3650).default(30),

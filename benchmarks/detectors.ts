@@ -11,10 +11,12 @@ import { chunkTexts } from '../engine/chunk.ts';
 import { normalize } from '../engine/normalize.ts';
 import { loadCharLm } from '../inference/char-lm.ts';
 import { modelEntry } from '../inference/manifest.ts';
+import { setWindowCacheSize } from '../inference/semantic-classifier.ts';
 import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier } from '../inference/token-classifier.ts';
 import { createLogger } from '../lib/logger.ts';
 import { startScanning } from '../server/scanning.ts';
+import { mulberry32, shuffleInPlace } from '../training/prng.ts';
 import { textOf } from './fixtures.ts';
 
 const SIZES = [100, 1_000, 10_000];
@@ -56,11 +58,25 @@ const record = (what: string, chars: number, samples: number[]) => {
 };
 
 const scanning = await startScanning(
-  { WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: undefined },
+  // no window-embedding cache: the same text runs again and again here, which a cache would answer from memory
+  {
+    WORKER_THREADS: 1,
+    POOL_QUEUE_MAX: 1024,
+    POOL_MAX_BATCH: 32,
+    POOL_SPLIT_CHARS: 8_000,
+    MODELS_DIR: undefined,
+    SEMANTIC_WINDOW_CACHE: 0,
+  },
   createMetrics(false),
   createLogger('warn'),
 );
 const { engine } = scanning;
+const cached = await startScanning(
+  { WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: undefined },
+  createMetrics(false),
+  createLogger('warn'),
+);
+setWindowCacheSize(0);
 const direct = {
   'pi-accurate': await loadOnnxClassifier(modelEntry('pi-accurate')),
   'pi-semantic': await loadOnnxClassifier(modelEntry('pi-semantic')),
@@ -136,9 +152,28 @@ for (const chars of SIZES) {
       400,
     ),
   );
+  // The window cache as deployed (SEMANTIC_WINDOW_CACHE 256): a new text each run (the fixture's words in a
+  // seeded random order, so no window repeats across or within runs), so pi-semantic embeds it and
+  // toxicity-semantic, on the same thread, reads its windows.
+  const words = raw.split(' ');
+  const rng = mulberry32(chars);
+  const shuffled = (): string => shuffleInPlace([...words], rng).join(' ');
+  record(
+    'whole scan, tier=accurate, window cache',
+    chars,
+    await time(
+      () =>
+        cached.engine.scan(
+          { surface: 'user_message', text: shuffled(), tier: 'accurate' },
+          { deadlineAt: Date.now() + 3_600_000 },
+        ),
+      400,
+    ),
+  );
 }
 if (json)
   process.stdout.write(
     `${JSON.stringify({ machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, rows }, null, 2)}\n`,
   );
 await scanning.close();
+await cached.close();

@@ -70,11 +70,17 @@ export async function loadSemanticClassifier(entry: ModelEntry, dir: string = MO
 
 /** This thread's encoder, shared by its semantic heads (reference-counted), and its window-embedding LRU. */
 let shared: { encoder: Promise<SentenceEncoder>; refs: number } | null = null;
-/** Window embeddings kept per thread (512 floats each: 256 windows ≈ 0.5 MB). */
-export const WINDOW_CACHE_SIZE = 256;
+/** Window embeddings kept per thread (512 floats each: 256 windows ≈ 0.5 MB); `SEMANTIC_WINDOW_CACHE`. */
+let windowCacheSize = 256;
 const windowCache = new Map<string, Float32Array>();
 /** Window lookups of this thread's LRU since start (for tests and benchmarks). */
 export const windowCacheStats = { hits: 0, misses: 0 };
+
+/** Sets this thread's window-cache size (0: every window is embedded each time it is asked for). */
+export function setWindowCacheSize(n: number): void {
+  windowCacheSize = Math.max(0, Math.floor(n));
+  if (windowCacheSize === 0) windowCache.clear();
+}
 
 async function acquireEncoder(): Promise<SentenceEncoder> {
   if (!shared) {
@@ -115,7 +121,7 @@ export async function embedCached(encoder: SentenceEncoder, rows: readonly numbe
     return v;
   });
   for (const k of windowCache.keys()) {
-    if (windowCache.size <= WINDOW_CACHE_SIZE) break;
+    if (windowCache.size <= windowCacheSize) break;
     windowCache.delete(k);
   }
   return out;

@@ -28,7 +28,8 @@ export interface ScanningOptions {
 type ScanningConfig = Pick<
   Config,
   'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'POOL_SPLIT_CHARS' | 'MODELS_DIR'
->;
+> &
+  Partial<Pick<Config, 'SEMANTIC_WINDOW_CACHE'>>;
 
 /** @throws when the in-process model is missing or fails its sha256 check (the service cannot scan at all). */
 export async function startScanning(
@@ -44,6 +45,7 @@ export async function startScanning(
       threads: config.WORKER_THREADS,
       models: [...POOL_MODELS],
       modelsDir: config.MODELS_DIR,
+      windowCache: config.SEMANTIC_WINDOW_CACHE,
       allowCrashTask: opts.allowCrashTask ?? false,
     });
     dispatcher = new ModelDispatcher(pool, {

@@ -5,6 +5,7 @@
 import { workerData } from 'piscina';
 import { modelEntry } from '../inference/manifest.ts';
 import type { TextClassifier } from '../inference/classifier.ts';
+import { setWindowCacheSize } from '../inference/semantic-classifier.ts';
 import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier, type TokenClassifier } from '../inference/token-classifier.ts';
 import {
@@ -17,6 +18,7 @@ import {
 } from './protocol.ts';
 
 const config = workerData as WorkerConfig;
+if (config.windowCache !== undefined) setWindowCacheSize(config.windowCache);
 const classifiers = new Map<string, TextClassifier>();
 const taggers = new Map<string, TokenClassifier>();
 const failed = new Map<string, string>();

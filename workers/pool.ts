@@ -21,6 +21,7 @@ export function createModelPool(opts: PoolOptions): TaskRunner {
   const workerData: WorkerConfig = {
     models: opts.models,
     modelsDir: opts.modelsDir,
+    windowCache: opts.windowCache,
     allowCrashTask: opts.allowCrashTask,
   };
   const pool = new Piscina<ModelTask, ModelReply>({

@@ -39,6 +39,8 @@ export interface WorkerConfig {
   /** Model ids to load from the manifest; a model that fails to load is reported, not fatal. */
   models: string[];
   modelsDir?: string;
+  /** Window embeddings the thread's sentence-encoder heads share (`SEMANTIC_WINDOW_CACHE`; default 256). */
+  windowCache?: number;
   /** Test hook: a text containing the worker's CRASH_MARKER kills the thread, to prove crash recovery. */
   allowCrashTask: boolean;
 }

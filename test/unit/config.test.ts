@@ -72,6 +72,13 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ POOL_SPLIT_CHARS: bad })).toThrow(/POOL_SPLIT_CHARS/);
   });
 
+  it('SEMANTIC_WINDOW_CACHE: 256 windows by default, 0 turns the cache off, negatives and fractions are refused', () => {
+    expect(loadConfig({}).SEMANTIC_WINDOW_CACHE).toBe(256);
+    expect(loadConfig({ SEMANTIC_WINDOW_CACHE: '0' }).SEMANTIC_WINDOW_CACHE).toBe(0);
+    for (const bad of ['-1', '1.5', 'many'])
+      expect(() => loadConfig({ SEMANTIC_WINDOW_CACHE: bad })).toThrow(/SEMANTIC_WINDOW_CACHE/);
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).DATABASE_URL).toBeUndefined();
   });

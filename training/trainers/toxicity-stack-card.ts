@@ -75,7 +75,7 @@ export function semanticCard(o: { version: string; encoder: string; rows: number
 **Task:** binary text classification (non-toxic / toxic), served only as an input of the toxicity stack
 (\`models/toxicity/stack.md\`); it has no thresholds of its own. **Runtime:** the pretrained sentence encoder
 ${o.encoder} (\`inference/sentence-encoder.ts\`, our ONNX build of USE-lite) + a logistic head (\`head.json\`,
-featurizer \`use-lite-head-v1\`): the text's 128-token windows (first and last two of longer text) are
+featurizer \`use-lite-head-v1\`): the text's 128-token windows (first and last four of longer text) are
 embedded, max-pooled per dimension, standardised and scored.
 
 ## Training

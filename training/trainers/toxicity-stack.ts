@@ -64,11 +64,15 @@ import { loadToxicityData } from './toxicity-data.ts';
 import { semanticCard, stackCard, validationTable } from './toxicity-stack-card.ts';
 
 const ID = 'toxicity-semantic';
-const VERSION = '0.1.0';
+const VERSION = '0.1.1';
 const SEED = 1818;
-const MAX_CHARS = 2000;
+/**
+ * The same windows as pi-semantic (4,000 characters, at most 8 token windows of 128): a chat message scored
+ * for injection and for toxicity on one model thread is embedded once (the thread's window LRU).
+ */
+const MAX_CHARS = 4000;
 const WINDOW_TOKENS = 128;
-const MAX_WINDOWS = 4;
+const MAX_WINDOWS = 8;
 const L2 = 1e-2;
 /** functional TRAIN rows count this many times in the head's loss (they are 11 % of the rows) */
 const FUNCTIONAL_WEIGHT = 3;

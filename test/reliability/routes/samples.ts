@@ -60,7 +60,7 @@ export function policyBody(notify: string | null, name = 'reliability policy'): 
       },
     ],
     default_action: 'allowed',
-    detector_config: { toxicity: { enabled: true, warn_above: 0.5 } },
+    detector_config: { toxicity: { enabled: true, warn_above: 0.5, flag_above: 0.7, block_above: 0.95 } },
     allowed_mcp_servers: ['srv'],
     blocked_mcp_servers: ['evil'],
     allowed_mcp_tools: [{ server: 'srv', tool_name: 'read' }],

@@ -189,7 +189,8 @@ export function thresholdForFBeta(scores: ArrayLike<number>, labels: ArrayLike<n
 
 /**
  * Thresholds for a detector judged by F1 at its flag level (toxicity): flag at the F1-best threshold of
- * the validation rows, warn at the F2-best one (recall-leaning) kept within [flag − 0.15, flag − 0.02], block where
+ * the validation rows, warn at the F2-best one (recall-leaning) kept within [flag − 0.05, flag − 0.02] (a lower warn
+ * level warned on neutral mentions of identity groups), block where
  * `block` of the policy puts it (precision and FPR targets), all increasing within [0.05, 0.995].
  */
 export function chooseF1Thresholds(
@@ -201,7 +202,7 @@ export function chooseF1Thresholds(
   for (let i = 0; i < scores.length; i++) if ((labels[i] as number) === 0) neg.push(scores[i] as number);
   const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
   const flag = clamp(thresholdForFBeta(scores, labels, 1), 0.07, 0.97);
-  const warn = clamp(thresholdForFBeta(scores, labels, 2), Math.max(0.05, flag - 0.15), flag - 0.02);
+  const warn = clamp(thresholdForFBeta(scores, labels, 2), Math.max(0.05, flag - 0.05), flag - 0.02);
   const b = Math.max(thresholdForPrecision(scores, labels, block.precision), thresholdForFpr(neg, block.max_fpr));
   return { warn_above: r4(warn), flag_above: r4(flag), block_above: r4(clamp(Math.max(b, flag + 0.02), 0.09, 0.995)) };
 }

@@ -131,7 +131,7 @@ validation ${o.cascade.validation.benign_early}, losing ${o.cascade.validation.l
   }
 
 Thresholds (on the stacked score, \`chooseF1Thresholds\` on validation + hard negatives: flag at the F1-best
-threshold, warn at the F2-best within 0.15 below it, block at precision 0.95 and FPR ≤ 1 %): warn_above ${o.thresholds.warn_above}, flag_above
+threshold, warn at the F2-best within 0.05 below it, block at precision 0.95 and FPR ≤ 1 %): warn_above ${o.thresholds.warn_above}, flag_above
 ${o.thresholds.flag_above}, block_above ${o.thresholds.block_above}.
 
 ## Validation

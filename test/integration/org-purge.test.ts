@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { NON_TENANT_TABLES, orgScopedTables, purgeOrgData } from '../../store/org-purge.ts';
+import { call, type TestOrg } from '../support/harness.ts';
+import { app, createHook, org, other, scan, SSN_TEXT, useWebhooksApp } from './webhooks-fixture.ts';
+
+useWebhooksApp();
+
+/** Rows of `orgId` per org-scoped table. */
+async function counts(orgId: string): Promise<Record<string, number>> {
+  const { tables } = await orgScopedTables(app.db);
+  const out: Record<string, number> = {};
+  for (const t of tables) {
+    const { rows } = await app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${t}" WHERE org_id = $1`, [
+      orgId,
+    ]);
+    out[t] = rows[0]!.n;
+  }
+  return out;
+}
+
+/** Rows in every org-scoped table through the API: keys (one rotated), idempotency records, a policy, a webhook, scans, deliveries, audit events. */
+async function populate(o: TestOrg): Promise<void> {
+  const key = await call(app, 'POST', '/v1/api-keys', {
+    key: o.admin,
+    json: { name: 'purge me', scopes: ['scans:write'] },
+    headers: { 'Idempotency-Key': `purge-${o.orgId}` },
+  });
+  expect(key.status).toBe(201);
+  expect((await call(app, 'POST', `/v1/api-keys/${key.body.id}:rotate`, { key: o.admin })).status).toBe(201);
+  expect((await createHook(o, {})).status).toBe(201);
+  for (let i = 0; i < 3; i++) expect((await scan(o, SSN_TEXT)).status).toBe(201);
+}
+
+describe('organization purge (issue 19: organization deletion deletes every org-scoped row)', () => {
+  it('every table either carries org_id or is a known non-tenant table', async () => {
+    const { rows } = await app.db.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    );
+    const { tables } = await orgScopedTables(app.db);
+    const unclassified = rows
+      .map((r) => r.table_name)
+      .filter((t) => !tables.includes(t) && !NON_TENANT_TABLES.includes(t));
+    expect(unclassified).toEqual([]);
+  });
+
+  it('deletes every row of the organization in every org-scoped table, in batches, and nothing of another', async () => {
+    await populate(org);
+    await populate(other);
+    const before = await counts(org.orgId);
+    // the fixture reaches every org-scoped table: a new table needs rows here, or this test cannot prove it is purged
+    expect(Object.entries(before).filter(([, n]) => n === 0)).toEqual([]);
+    const otherBefore = await counts(other.orgId);
+
+    const deleted = await purgeOrgData(app.db, org.orgId, 2);
+    expect(deleted.organizations).toBe(1);
+    for (const [t, n] of Object.entries(before)) expect(deleted[t], t).toBe(n);
+    expect(Object.values(await counts(org.orgId)).every((n) => n === 0)).toBe(true);
+    const { rowCount } = await app.db.query('SELECT 1 FROM organizations WHERE id = $1', [org.orgId]);
+    expect(rowCount).toBe(0);
+    expect(await counts(other.orgId)).toEqual(otherBefore);
+    // the other organization works as before (the deleted one's keys are gone; dropping them from the
+    // authenticator's cache is the deletion service's to publish, as revocations are)
+    expect((await call(app, 'GET', '/v1/me', { key: other.admin })).status).toBe(200);
+  });
+
+  it('a second purge of the same organization deletes nothing and does not fail', async () => {
+    const deleted = await purgeOrgData(app.db, org.orgId);
+    expect(Object.values(deleted).every((n) => n === 0)).toBe(true);
+  });
+});

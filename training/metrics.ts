@@ -75,22 +75,35 @@ export function rocAuc(scores: ArrayLike<number>, labels: ArrayLike<number>): nu
  * threshold reaches it.
  */
 export function thresholdForPrecision(scores: ArrayLike<number>, labels: ArrayLike<number>, target: number): number {
+  let best = 1;
+  sweepCuts(scores, labels, (tp, fp, _s, next) => {
+    if (tp / (tp + fp) >= target) best = next === -Infinity ? 0 : next;
+  });
+  return best;
+}
+
+/**
+ * Walks the scores from the highest down and calls `at` at each cut between distinct scores: `tp` and `fp`
+ * count the rows scoring `s` or more, `next` is the next lower score (-Infinity after the lowest).
+ */
+function sweepCuts(
+  scores: ArrayLike<number>,
+  labels: ArrayLike<number>,
+  at: (tp: number, fp: number, s: number, next: number) => void,
+): void {
   const idx = Array.from({ length: scores.length }, (_, i) => i).sort(
     (a, b) => (scores[b] as number) - (scores[a] as number),
   );
   let tp = 0;
   let fp = 0;
-  let best = 1;
   for (let k = 0; k < idx.length; k++) {
     const i = idx[k] as number;
     if ((labels[i] as number) === 1) tp++;
     else fp++;
     const s = scores[i] as number;
     const next = k + 1 < idx.length ? (scores[idx[k + 1] as number] as number) : -Infinity;
-    if (next === s) continue; // only cut between distinct scores
-    if (tp / (tp + fp) >= target) best = next === -Infinity ? 0 : next;
+    if (next !== s) at(tp, fp, s, next); // only cut between distinct scores
   }
-  return best;
 }
 
 /** Smallest threshold t with (#negatives scoring > t) / #negatives <= maxFpr. */
@@ -163,27 +176,16 @@ export function fitTemperature(scores: ArrayLike<number>, labels: ArrayLike<numb
 
 /** The threshold t (between distinct scores, as "score > t") maximising F-beta; 0.5 when there are no positives. */
 export function thresholdForFBeta(scores: ArrayLike<number>, labels: ArrayLike<number>, beta: number): number {
-  const idx = Array.from({ length: scores.length }, (_, i) => i).sort(
-    (a, b) => (scores[b] as number) - (scores[a] as number),
-  );
   let pos = 0;
   for (let i = 0; i < labels.length; i++) pos += (labels[i] as number) === 1 ? 1 : 0;
   if (pos === 0) return 0.5;
   const b2 = beta * beta;
-  let tp = 0;
-  let fp = 0;
   let best = { f: -1, t: 0.5 };
-  for (let k = 0; k < idx.length; k++) {
-    const i = idx[k] as number;
-    if ((labels[i] as number) === 1) tp++;
-    else fp++;
-    const s = scores[i] as number;
-    const next = k + 1 < idx.length ? (scores[idx[k + 1] as number] as number) : -Infinity;
-    if (next === s) continue;
+  sweepCuts(scores, labels, (tp, fp, s, next) => {
     const f = ((1 + b2) * tp) / ((1 + b2) * tp + b2 * (pos - tp) + fp);
     // cut halfway to the next lower score, so a score equal to neither side decides the same way
     if (f > best.f) best = { f, t: next === -Infinity ? 0 : (s + next) / 2 };
-  }
+  });
   return best.t;
 }
 

@@ -19,27 +19,24 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalize } from '../../engine/normalize.ts';
-import { SEMANTIC_FEATURIZER, type SemanticFeaturizer } from '../../inference/semantic-classifier.ts';
 import { loadSentenceEncoder, type SentenceEncoder } from '../../inference/sentence-encoder.ts';
-import { USE_LITE_VERSION } from '../../inference/use-lite-weights.ts';
 import {
   datasetsDir,
   INJECTION_HELDOUT_FAMILIES,
   injectionFamily,
   readJsonl,
   REPO_ROOT,
-  sha256Hex,
   type LabeledRow,
 } from '../data/datasets.ts';
 import { familyTrain, THREAT_FAMILIES } from '../data/families/index.ts';
 import { familyStats, type ClassifierRow, type FamilyStats } from '../eval-metrics.ts';
 import { mulberry32, shuffleInPlace } from '../prng.ts';
-import { makeLogger, upsertManifestEntry, writeCard, writeModelFile } from './common.ts';
+import { makeLogger, writeCard } from './common.ts';
 import { semanticCard } from './pi-semantic-card.ts';
 import { FAMILY_TRAIN_ROWS } from './injection-data.ts';
-import { headScore, serializeHead, type LogisticHead } from '../../inference/logistic-head.ts';
+import { headScore, type LogisticHead } from '../../inference/logistic-head.ts';
 import { trainHead, zAverage } from './pi-semantic-head.ts';
-import { EMBEDDING_DIM as DIM, pooledEmbeddings, selectView } from './semantic-features.ts';
+import { EMBEDDING_DIM as DIM, pooledEmbeddings, selectView, writeSemanticHead } from './semantic-features.ts';
 
 const ID = 'pi-semantic';
 const VERSION = '0.1.1';
@@ -210,40 +207,27 @@ async function main(): Promise<void> {
 
 /** `--write`: the max head becomes the pi-semantic artifact (head JSON, manifest entry, card). */
 function writeArtifact(head: LogisticHead, report: Record<string, FamilyStats[]>, train: readonly Row[]): void {
-  const encoderId = `use-lite@${USE_LITE_VERSION}`;
-  const written = writeModelFile(ID, 'head.json', new TextEncoder().encode(serializeHead(head) + '\n'));
-  const featurizer: SemanticFeaturizer = {
-    type: SEMANTIC_FEATURIZER,
-    encoder: encoderId,
-    window_tokens: WINDOW_TOKENS,
-    max_windows: MAX_WINDOWS,
-  };
   const stats = report['semantic-max'] ?? [];
-  upsertManifestEntry({
+  const { encoder, file } = writeSemanticHead({
     id: ID,
     version: VERSION,
-    task: 'text-classification',
-    runtime: 'onnx',
-    file: written.file,
-    sha256: written.sha256,
-    featurizer: {
-      ...featurizer,
-      pooling: 'per-dimension max over the token windows, then a logistic head on the standardised 512-d vector',
-    },
+    head,
+    windowTokens: WINDOW_TOKENS,
+    maxWindows: MAX_WINDOWS,
+    maxChars: MAX_CHARS,
     labels: ['benign', 'injection'],
-    max_chars: MAX_CHARS,
-    // no thresholds: served only as an input of the accurate tier's stacker (pi-accurate `combine`)
+    // served only as an input of the accurate tier's stacker (pi-accurate `combine`)
     metrics: {
       validation: 'families.jsonl (npm run eval:sets): VALIDATION generators + dataset whole-source hold-out',
       per_family: stats,
       training_rows: train.length,
       l2: Number(args.l2),
     },
-    training_data_sha256: sha256Hex(train.map((r) => `${r.label}\0${r.text}`).join('\n')),
+    train,
     seed: SEED,
   });
-  writeCard(ID, semanticCard({ version: VERSION, encoder: encoderId, rows: train.length, stats, l2: Number(args.l2) }));
-  log(`wrote ${written.file}, card and manifest entry`);
+  writeCard(ID, semanticCard({ version: VERSION, encoder, rows: train.length, stats, l2: Number(args.l2) }));
+  log(`wrote ${file}, card and manifest entry`);
 }
 
 await main();

@@ -2,13 +2,17 @@
  * Frozen sentence-encoder features for the semantic heads (pi-semantic, toxicity-semantic): each text's
  * 128-token windows (`pooledWindows`: the first and last `maxWindows / 2` of longer text) embedded by
  * USE-lite, pooled to mean ‖ per-dimension max ([n, 2 · 512], row-major). Cached in `cacheDir` per chunk
- * of texts by their sha256, so a rerun of a trainer embeds nothing it embedded before.
+ * of texts by their sha256, so a rerun of a trainer embeds nothing it embedded before. `writeSemanticHead`
+ * writes a fitted head as a model artifact.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pooledWindows } from '../../inference/semantic-classifier.ts';
+import { serializeHead, type LogisticHead } from '../../inference/logistic-head.ts';
+import { pooledWindows, SEMANTIC_FEATURIZER, type SemanticFeaturizer } from '../../inference/semantic-classifier.ts';
 import type { SentenceEncoder } from '../../inference/sentence-encoder.ts';
+import { USE_LITE_VERSION } from '../../inference/use-lite-weights.ts';
 import { REPO_ROOT, sha256Hex } from '../data/datasets.ts';
+import { upsertManifestEntry, writeModelFile } from './common.ts';
 
 export const EMBEDDING_DIM = 512;
 
@@ -88,4 +92,52 @@ export function selectView(x: Float32Array, n: number, view: PoolView, rows?: re
   const out = new Float32Array(idx.length * d);
   idx.forEach((i, k) => out.set(x.subarray(i * 2 * DIM + (view === 'max' ? DIM : 0), (i + 1) * 2 * DIM), k * d));
   return out;
+}
+
+export interface SemanticHeadArtifact {
+  id: string;
+  version: string;
+  head: LogisticHead;
+  windowTokens: number;
+  maxWindows: number;
+  maxChars: number;
+  labels: [string, string];
+  metrics: Record<string, unknown>;
+  /** the rows the head was fitted on (their sha256 goes into the entry) */
+  train: readonly { label: number; text: string }[];
+  seed: number;
+}
+
+/**
+ * Writes a semantic head (pi-semantic, toxicity-semantic): `head.json` and its manifest entry, featurizer
+ * `use-lite-head-v1` on the installed encoder. No thresholds: a semantic head is served only as an input
+ * of a stack (the owning entry's `combine`). Returns the encoder id the head was trained on.
+ */
+export function writeSemanticHead(a: SemanticHeadArtifact): { encoder: string; file: string } {
+  const encoder = `use-lite@${USE_LITE_VERSION}`;
+  const written = writeModelFile(a.id, 'head.json', new TextEncoder().encode(serializeHead(a.head) + '\n'));
+  const featurizer: SemanticFeaturizer = {
+    type: SEMANTIC_FEATURIZER,
+    encoder,
+    window_tokens: a.windowTokens,
+    max_windows: a.maxWindows,
+  };
+  upsertManifestEntry({
+    id: a.id,
+    version: a.version,
+    task: 'text-classification',
+    runtime: 'onnx',
+    file: written.file,
+    sha256: written.sha256,
+    featurizer: {
+      ...featurizer,
+      pooling: 'per-dimension max over the token windows, then a logistic head on the standardised 512-d vector',
+    },
+    labels: a.labels,
+    max_chars: a.maxChars,
+    metrics: a.metrics,
+    training_data_sha256: sha256Hex(a.train.map((r) => `${r.label}\0${r.text}`).join('\n')),
+    seed: a.seed,
+  });
+  return { encoder, file: written.file };
 }

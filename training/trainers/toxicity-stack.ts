@@ -24,13 +24,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SURFACES } from '../../engine/detector.ts';
 import { normalize } from '../../engine/normalize.ts';
-import { headScore, serializeHead } from '../../inference/logistic-head.ts';
+import { headScore } from '../../inference/logistic-head.ts';
 import { MODELS_DIR, modelEntry, type Thresholds } from '../../inference/manifest.ts';
-import { SEMANTIC_FEATURIZER, type SemanticFeaturizer } from '../../inference/semantic-classifier.ts';
 import { loadSentenceEncoder, type SentenceEncoder } from '../../inference/sentence-encoder.ts';
 import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
-import { USE_LITE_VERSION } from '../../inference/use-lite-weights.ts';
-import { REPO_ROOT, sha256Hex } from '../data/datasets.ts';
+import { REPO_ROOT } from '../data/datasets.ts';
 import { toxicityHardNegativesTrain } from '../data/hard-negatives.ts';
 import { functionalFamily, toxicityFunctionalTrain } from '../data/toxicity-functional/index.ts';
 import { chooseF1Thresholds } from '../metrics.ts';
@@ -41,13 +39,12 @@ import {
   makeLogger,
   upsertManifestEntry,
   writeCard,
-  writeModelFile,
   type EvalReport,
   type Example,
   type ManifestEntry,
 } from './common.ts';
 import { trainHead } from './pi-semantic-head.ts';
-import { EMBEDDING_DIM, pooledEmbeddings, selectView } from './semantic-features.ts';
+import { EMBEDDING_DIM, pooledEmbeddings, selectView, writeSemanticHead } from './semantic-features.ts';
 import {
   calibrateCascade,
   cascadeOutcome,
@@ -226,26 +223,16 @@ async function main(): Promise<void> {
   log(`cascade (stacking rows): ${JSON.stringify(cascade)}; (validation): ${JSON.stringify(onVal)}`);
   if (dryRun) return;
 
-  const encoderId = `use-lite@${USE_LITE_VERSION}`;
-  const written = writeModelFile(ID, 'head.json', new TextEncoder().encode(serializeHead(head) + '\n'));
-  const featurizer: SemanticFeaturizer = {
-    type: SEMANTIC_FEATURIZER,
-    encoder: encoderId,
-    window_tokens: WINDOW_TOKENS,
-    max_windows: MAX_WINDOWS,
-  };
   const semanticReport = reports[ID]!;
-  upsertManifestEntry({
+  const { encoder: encoderId } = writeSemanticHead({
     id: ID,
     version: VERSION,
-    task: 'text-classification',
-    runtime: 'onnx',
-    file: written.file,
-    sha256: written.sha256,
-    featurizer: { ...featurizer, pooling: 'per-dimension max over the token windows, then a logistic head' },
+    head,
+    windowTokens: WINDOW_TOKENS,
+    maxWindows: MAX_WINDOWS,
+    maxChars: MAX_CHARS,
     labels: ['non-toxic', 'toxic'],
-    max_chars: MAX_CHARS,
-    // no thresholds: served only as an input of the toxicity stack (the toxicity entry's `combine`)
+    // served only as an input of the toxicity stack (the toxicity entry's `combine`)
     metrics: {
       validation: 'toxicity held-out sources + functional VALIDATION rows + hard negatives (EVAL templates)',
       roc_auc: semanticReport.overall.roc_auc,
@@ -253,7 +240,7 @@ async function main(): Promise<void> {
       training_rows: sets.train.length,
       l2: L2,
     },
-    training_data_sha256: sha256Hex(sets.train.map((r) => `${r.label}\0${r.text}`).join('\n')),
+    train: sets.train,
     seed: SEED,
   });
   writeCard(ID, semanticCard({ version: VERSION, encoder: encoderId, rows: sets.train.length, l2: L2, table }));

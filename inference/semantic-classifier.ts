@@ -106,13 +106,17 @@ async function releaseEncoder(): Promise<void> {
 /** The embeddings of `rows` (token windows), each window embedded once per thread while it stays in the LRU. */
 export async function embedCached(encoder: SentenceEncoder, rows: readonly number[][]): Promise<Float32Array[]> {
   const keys = rows.map((r) => r.join(','));
-  const missing = [...new Set(keys.filter((k) => !windowCache.has(k)))];
-  windowCacheStats.misses += missing.length;
-  windowCacheStats.hits += keys.length - missing.length;
-  if (missing.length) {
-    const ids = missing.map((k) => rows[keys.indexOf(k)]!);
+  /** each window this call needs and the cache lacks, with its ids (once, however often it repeats) */
+  const missing = new Map<string, number[]>();
+  keys.forEach((k, i) => {
+    if (!windowCache.has(k) && !missing.has(k)) missing.set(k, rows[i]!);
+  });
+  windowCacheStats.misses += missing.size;
+  windowCacheStats.hits += keys.length - missing.size;
+  if (missing.size) {
+    const ids = [...missing.values()];
     const got = await encoder.embedIds(ids);
-    missing.forEach((k, i) => windowCache.set(k, got[i]!));
+    [...missing.keys()].forEach((k, i) => windowCache.set(k, got[i]!));
   }
   const out = keys.map((k) => {
     const v = windowCache.get(k)!;

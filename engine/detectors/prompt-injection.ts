@@ -19,7 +19,7 @@ import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { decodedViews, type TextView } from '../views.ts';
 import { suffixScore, withSuffix } from './adversarial-suffix.ts';
 import { combinationOf, type Combination, type Top } from './prompt-injection-combine.ts';
-import { best, itemFor, windowsOf, type Window } from './scoring.ts';
+import { best, itemFor, scorePoolModels, windowsOf, type Window } from './scoring.ts';
 
 const LABEL = 'prompt_injection';
 
@@ -96,20 +96,8 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   ): Promise<DetectorResult> {
     const deadline = input.deadlineAt ?? Date.now() + 60_000;
     const tops = new Map<string, Top>();
-    const run = async (entries: ModelEntry[]): Promise<void> => {
-      const found = await Promise.all(
-        entries.map(async (entry) => {
-          const windows = windowsOf(input, entry.max_chars, views);
-          const scores = await models.classify(
-            entry.id,
-            windows.map((w) => w.text),
-            deadline,
-          );
-          return best(windows, scores);
-        }),
-      );
-      entries.forEach((e, i) => tops.set(e.id, found[i]!));
-    };
+    const run = (entries: ModelEntry[]): Promise<void> =>
+      scorePoolModels(models, input, entries, views, deadline, tops);
     try {
       if (combine.usesFast) tops.set(fastEntry.id, best(...scoreFast(input, views)));
       const cascade = input.tier === 'auto' ? combine.cascade : undefined;

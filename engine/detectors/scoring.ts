@@ -3,7 +3,9 @@
  * with one model call, and report the best-scoring window as the finding's span.
  */
 import { CHUNK_OVERLAP, chunkOverlap, chunkRanges } from '../chunk.ts';
+import type { ModelEntry } from '../../inference/manifest.ts';
 import type { DetectorInput, FindingItem } from '../detector.ts';
+import type { ModelClient } from '../model-client.ts';
 import type { TextView } from '../views.ts';
 
 export interface Window {
@@ -48,6 +50,32 @@ export function best(windows: readonly Window[], scores: readonly number[]): { s
     }
   }
   return { score, window };
+}
+
+/**
+ * Each pool model's best window over the text and its views (one `classify` per model, all at once), into
+ * `tops` by model id. @throws the ModelClient's errors
+ */
+export async function scorePoolModels(
+  models: ModelClient,
+  input: DetectorInput,
+  entries: readonly ModelEntry[],
+  views: readonly TextView[],
+  deadlineAt: number,
+  tops: Map<string, { score: number; window: Window | null }>,
+): Promise<void> {
+  const found = await Promise.all(
+    entries.map(async (entry) => {
+      const windows = windowsOf(input, entry.max_chars, views);
+      const scores = await models.classify(
+        entry.id,
+        windows.map((w) => w.text),
+        deadlineAt,
+      );
+      return best(windows, scores);
+    }),
+  );
+  entries.forEach((e, i) => tops.set(e.id, found[i]!));
 }
 
 /** A finding item over a window, in original offsets. */

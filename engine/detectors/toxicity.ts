@@ -16,7 +16,7 @@ import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
 import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { spellingView, type TextView } from '../views.ts';
-import { best, itemFor, windowsOf } from './scoring.ts';
+import { itemFor, scorePoolModels } from './scoring.ts';
 import { logisticStack, tag, type Stack, type Top } from './stacking.ts';
 
 export interface ToxicityDeps {
@@ -38,10 +38,12 @@ export function createToxicityDetector(deps: ToxicityDeps): Detector {
   const served = [entry, ...(deps.semantic ? [deps.semantic] : [])];
   /** the input the reduced form drops: the sentence encoder */
   const encoder = c?.reduced?.drop ?? c?.cascade?.defer;
+  /** the lexical form: the fast tier's, and the fallback when the encoder is not served */
+  const lexical = !c ? alone(entry) : c.reduced ? logisticStack(entry, c, served, [], { reduced: true }) : null;
   const stacks = new Map<string, { full: Stack; reduced: Stack }>();
   for (const surface of ALL_SURFACES) {
     const full = c ? logisticStack(entry, c, served, [], { surface }) : alone(entry);
-    const reduced = c?.reduced ? logisticStack(entry, c, served, [], { reduced: true }) : full;
+    const reduced = lexical ?? full;
     stacks.set(surface, { full: full.missing ? reduced : full, reduced });
   }
   const { full } = stacks.get('user_message')!;
@@ -64,22 +66,8 @@ export function createToxicityDetector(deps: ToxicityDeps): Detector {
       const views: TextView[] = view ? [view] : [];
       const deadline = input.deadlineAt ?? Date.now() + 60_000;
       const tops = new Map<string, Top>();
-      const run = async (entries: ModelEntry[]): Promise<void> => {
-        const found = await Promise.all(
-          entries.map(async (e) => {
-            const windows = windowsOf(input, e.max_chars, views);
-            return best(
-              windows,
-              await models.classify(
-                e.id,
-                windows.map((w) => w.text),
-                deadline,
-              ),
-            );
-          }),
-        );
-        entries.forEach((e, i) => tops.set(e.id, found[i]!));
-      };
+      const run = (entries: ModelEntry[]): Promise<void> =>
+        scorePoolModels(models, input, entries, views, deadline, tops);
       // the encoder runs after the lexical model (the auto tier's cascade may skip it; when it fails, the reduced form answers)
       const defer = stack.pool.some((e) => e.id === encoder) ? encoder : undefined;
       try {

@@ -8,6 +8,7 @@
  * Placeholders: `{slot}` for any key of `slots`. Label 1 = toxic, 0 = civil.
  */
 import { pick, shuffleInPlace, mulberry32 } from '../../prng.ts';
+import { distinctTexts, fillSlots } from '../toxicity-functional/template.ts';
 
 export const TOXIC_COMMENT_KINDS = [
   'personal_attack',
@@ -47,17 +48,8 @@ export function expandComments(spec: CommentSpec, count: number, seed: number): 
   ];
   const per = Math.round(count / kinds.length);
   for (const [kind, label] of kinds) {
-    for (let k = 0, tries = 0; k < per && tries < per * 20; tries++) {
-      const text = pick(spec.templates[kind], rng).replace(/\{(\w+)\}/g, (_, key: string) => {
-        const values = spec.slots[key];
-        if (!values) throw new Error(`comment template: no slot {${key}}`);
-        return pick(values, rng);
-      });
-      if (seen.has(text)) continue;
-      seen.add(text);
-      out.push({ text, label, kind });
-      k++;
-    }
+    const make = (): string => fillSlots(pick(spec.templates[kind], rng), spec.slots, rng);
+    for (const text of distinctTexts(per, make, seen)) out.push({ text, label, kind });
   }
   return shuffleInPlace(out, rng);
 }

@@ -65,16 +65,38 @@ export interface FunctionalRow {
 
 export type Split = 'train' | 'val';
 
-/** Fills one template: the target's forms, then each `{slot}` with a value of its slot list. */
-export function fill(template: string, target: Target, slots: ToxSpec['slots'], rng: Rng): string {
-  const text = template.replace(/\{(\w+)\}/g, (whole, key: string) => {
-    if (key === 'many') return target.many;
-    if (key === 'one') return target.one;
-    if (key === 'adj') return target.adj ?? target.many;
+/** Each `{slot}` of a template filled with a value of its slot list; `fixed` answers first (a target's forms). */
+export function fillSlots(
+  template: string,
+  slots: Readonly<Record<string, readonly string[]>>,
+  rng: Rng,
+  fixed: (key: string) => string | undefined = () => undefined,
+): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = fixed(key);
+    if (value !== undefined) return value;
     const values = slots[key];
     if (!values) throw new Error(`template "${template}": no slot {${key}}`);
     return pick(values, rng);
   });
+}
+
+/** Up to `n` texts from `make` that `seen` does not hold yet (at most 20 tries per text), added to `seen`. */
+export function distinctTexts(n: number, make: () => string, seen: Set<string>): string[] {
+  const out: string[] = [];
+  for (let tries = 0; out.length < n && tries < n * 20; tries++) {
+    const text = make();
+    if (seen.has(text)) continue;
+    seen.add(text);
+    out.push(text);
+  }
+  return out;
+}
+
+/** Fills one template: the target's forms, then each `{slot}` with a value of its slot list. */
+export function fill(template: string, target: Target, slots: ToxSpec['slots'], rng: Rng): string {
+  const forms: Record<string, string> = { many: target.many, one: target.one, adj: target.adj ?? target.many };
+  const text = fillSlots(template, slots, rng, (key) => forms[key]);
   // "a" before a vowel-initial target ("an Arab"), sentence-initial capital for templates that open with one
   const t = text.replace(/\b([Aa]) (?=[aeioAEIO])/g, '$1n ');
   return t.charAt(0).toUpperCase() + t.slice(1);
@@ -114,13 +136,7 @@ export function expand(spec: ToxSpec, count: number, seed: number, obfuscatedSha
   const out: FunctionalRow[] = [];
   const seen = new Set<string>();
   const add = (f: Functionality, label: 0 | 1, n: number, make: () => string): void => {
-    for (let k = 0, tries = 0; k < n && tries < n * 20; tries++) {
-      const text = make();
-      if (seen.has(text)) continue;
-      seen.add(text);
-      out.push({ text, label, functionality: f });
-      k++;
-    }
+    for (const text of distinctTexts(n, make, seen)) out.push({ text, label, functionality: f });
   };
   const half = Math.floor(count / 2);
   const obf = Math.round(half * obfuscatedShare);

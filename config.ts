@@ -76,6 +76,27 @@ const schema = z.object({
   // Extra CA certificate (PEM file) trusted for webhook TLS besides the system roots; TEST ONLY.
   WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
   MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+  // SSO session tokens, the dashboard's credential (docs/identity.md): the OIDC issuer that signs them and
+  // the audience they carry for this service. Without OIDC_ISSUER only API keys authenticate.
+  OIDC_ISSUER: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  OIDC_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  OIDC_CLOCK_TOLERANCE_SECONDS: int(0, 600).default(60),
+  // Bound on each request to the issuer or its management API (discovery, keys, tokens, calls).
+  OIDC_FETCH_TIMEOUT_MS: int(100, 60_000).default(5_000),
+  // SaaS mode: the issuer's management API, where organizations and memberships live (docs/identity.md
+  // gives the contract), and the client its calls authenticate as (client-credentials grant). Without
+  // it the built-in local provider keeps organizations and members in our database only.
+  IDP_MANAGEMENT_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  IDP_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  IDP_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  IDP_SCOPE: z.string().default(''),
+  // How long an invite can be accepted.
+  INVITE_TTL_HOURS: int(1, 24 * 90).default(168),
+  // Where people reach this deployment: the base of invite accept URLs (default http://localhost:PORT).
+  PUBLIC_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  // Optional invite email: a nodemailer SMTP URL (smtp://user:pass@host:587, smtps://…) and the sender.
+  SMTP_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  SMTP_FROM: z.string().min(3).default('Content Firewall <no-reply@localhost>'),
 });
 
 export type RawConfig = z.infer<typeof schema>;
@@ -121,6 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   if (raw.WEBHOOK_CA_FILE && !existsSync(raw.WEBHOOK_CA_FILE))
     throw new ConfigError([`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} does not exist`]);
+  const identityIssues = identityConfigIssues(raw);
+  if (identityIssues.length) throw new ConfigError(identityIssues);
   if (raw.DEPLOYMENT_MODE === 'saas' && raw.METRICS_ENABLED && !raw.METRICS_TOKEN) {
     throw new ConfigError([
       'METRICS_TOKEN: required in saas mode while METRICS_ENABLED (metrics span every organization)',
@@ -132,6 +155,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     AUTH_CACHE_TTL_MS: authTtl,
     MODELS_DIR: raw.MODELS_DIR ? path.resolve(raw.MODELS_DIR) : undefined,
   });
+}
+
+/** The SSO and identity-provider variables that only make sense together. */
+function identityConfigIssues(raw: RawConfig): string[] {
+  const issues: string[] = [];
+  if (raw.OIDC_ISSUER && !raw.OIDC_AUDIENCE) issues.push('OIDC_AUDIENCE: required with OIDC_ISSUER');
+  if (raw.OIDC_AUDIENCE && !raw.OIDC_ISSUER) issues.push('OIDC_ISSUER: required with OIDC_AUDIENCE');
+  const idp = [raw.IDP_MANAGEMENT_URL, raw.IDP_CLIENT_ID, raw.IDP_CLIENT_SECRET];
+  if (idp.some(Boolean) && !idp.every(Boolean)) {
+    issues.push('IDP_MANAGEMENT_URL, IDP_CLIENT_ID, IDP_CLIENT_SECRET: set all three or none');
+  }
+  if (raw.IDP_MANAGEMENT_URL && !raw.OIDC_ISSUER) issues.push('OIDC_ISSUER: required with IDP_MANAGEMENT_URL');
+  if (raw.IDP_MANAGEMENT_URL && raw.DEPLOYMENT_MODE !== 'saas') {
+    issues.push('IDP_MANAGEMENT_URL: only in saas mode (self-hosted installs use the built-in provider)');
+  }
+  return issues;
 }
 
 /**

@@ -15,6 +15,7 @@ import { apiKeyRoutes } from './routes/api-keys/router.ts';
 import { auditEventRoutes } from './routes/audit-events/router.ts';
 import { healthRoutes } from './routes/health/router.ts';
 import { meRoutes } from './routes/me/router.ts';
+import { organizationRoutes } from './routes/organizations/router.ts';
 import { detectorRoutes } from './routes/detectors/router.ts';
 import { scanRoutes } from './routes/scans/router.ts';
 
@@ -50,7 +51,8 @@ export function buildApp(services: AppServices): BuiltApp {
     idempotency: idempotency(db, clock, config.IDEMPOTENCY_TTL_HOURS, keyring.idempotencyResponse),
   });
   healthRoutes(routes, services);
-  meRoutes(routes);
+  meRoutes(routes, config.DEPLOYMENT_MODE);
+  organizationRoutes(routes, services);
   apiKeyRoutes(routes, services);
   auditEventRoutes(routes, services);
   policyRoutes(routes, services, services.policies);

@@ -8,7 +8,9 @@ import type { Redis } from '../lib/redis.ts';
 import type { ApiKeyDeps } from '../services/api-keys.ts';
 import type { PolicyDeps } from '../services/policies/deps.ts';
 import type { Authenticator } from '../services/authenticator.ts';
-import type { Principal } from '../services/principal.ts';
+import type { IdentityDeps } from '../services/identity.ts';
+import type { IdentityProvider } from '../services/identity-provider.ts';
+import type { Principal, SessionIdentity } from '../services/principal.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
 import type { InvalidationBus } from '../services/invalidation-bus.ts';
 import type { Db } from '../store/db.ts';
@@ -32,6 +34,8 @@ export interface AppDeps {
   engine: ScanEngine;
   /** The metrics registry the engine and pool already report to; the app creates one when absent. */
   metrics?: Metrics;
+  /** Tests only: an identity provider in place of the configured one (a failing one, for the no-write checks). */
+  identityProvider?: IdentityProvider;
   /** Tests only: the resolvers behind webhook URL checks at registration and at delivery (DNS rebinding). */
   webhookDns?: { register?: LookupAll; deliver?: LookupAllWithOptions };
 }
@@ -44,6 +48,7 @@ export interface AppServices extends AppDeps {
   cursors: CursorCodec;
   metrics: Metrics;
   apiKeys: ApiKeyDeps;
+  identity: IdentityDeps;
   policies: PolicyDeps;
   scanWriter: ScanWriter;
   webhooks: WebhookDeps;
@@ -59,6 +64,8 @@ declare global {
       id: string;
       log: Logger;
       principal?: Principal;
+      /** A verified SSO session token's identity, with or without an organization principal. */
+      session?: SessionIdentity;
       /** Why the presented credential was refused; raised only by routes that need a principal. */
       authError?: ProblemError;
       rawBody?: Buffer;

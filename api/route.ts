@@ -2,22 +2,26 @@ import type { Express, IRouter, NextFunction, Request, RequestHandler, Response 
 import type { z } from 'zod';
 import { Errors } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
-import type { Principal } from '../services/principal.ts';
+import type { Principal, SessionIdentity } from '../services/principal.ts';
 import { mayHoldUnstorable, storableText, unstorableIssue } from './storable-text.ts';
 import { parseOr400 } from './validate.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
- * `public`: no credential. `authenticated`: any valid principal, no scope (the spec's unscoped
- * operations). A Scope: that scope, or `admin`.
+ * `public`: no credential. `identified`: any valid credential, an SSO session of no organization
+ * included (organization create, invite accept, the identity endpoint): the handler reads
+ * `principal` only when `req.principal` is set, else `session`. `authenticated`: any valid
+ * organization principal, no scope (the spec's other unscoped operations). A Scope: that scope, or `admin`.
  */
-export type Access = 'public' | 'authenticated' | Scope;
+export type Access = 'public' | 'identified' | 'authenticated' | Scope;
 
 export interface HandlerContext<P, Q, B> {
   req: Request;
   res: Response;
   principal: Principal;
+  /** The SSO session behind the call, if it was made with a session token. */
+  session: SessionIdentity | undefined;
   params: P;
   query: Q;
   body: B;
@@ -76,6 +80,9 @@ export class Routes {
   put<P = unknown, Q = unknown, B = unknown>(path: string, spec: RouteSpec<P, Q, B>): this {
     return this.add('put', path, spec);
   }
+  patch<P = unknown, Q = unknown, B = unknown>(path: string, spec: RouteSpec<P, Q, B>): this {
+    return this.add('patch', path, spec);
+  }
   delete<P = unknown, Q = unknown>(path: string, spec: RouteSpec<P, Q, undefined>): this {
     return this.add('delete', path, spec);
   }
@@ -121,6 +128,8 @@ export class Routes {
 function access(a: Access): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     if (a === 'public') return next();
+    if (a === 'identified')
+      return req.principal || req.session ? next() : next(req.authError ?? Errors.unauthenticated());
     if (!req.principal) return next(req.authError ?? Errors.unauthenticated());
     if (a !== 'authenticated' && !hasScope(req.principal.scopes, a)) return next(Errors.insufficientScope(a));
     next();
@@ -132,7 +141,7 @@ function run<P, Q, B>(spec: RouteSpec<P, Q, B>): RequestHandler {
     const params = spec.params ? parseOr400(spec.params, storableOr400(req.params, 'path'), 'path') : (req.params as P);
     const query = spec.query ? parseOr400(spec.query, storableOr400(req.query, 'query'), 'query') : (undefined as Q);
     const body = spec.body ? parseOr400(spec.body, storableBody(req, spec.replaceUnstorableIn), '') : (undefined as B);
-    await spec.handler({ req, res, principal: req.principal!, params, query, body });
+    await spec.handler({ req, res, principal: req.principal!, session: req.session, params, query, body });
   };
 }
 

@@ -45,6 +45,66 @@ const entries = {
   apiKeyExpired: { status: 401, code: 'auth.api_key.expired', title: 'API key expired' },
   apiKeyRevoked: { status: 401, code: 'auth.api_key.revoked', title: 'API key revoked' },
   insufficientScope: { status: 403, code: 'auth.insufficient_scope', title: 'Missing scope' },
+  ssoIssuerUnreachable: { status: 503, code: 'auth.issuer_unreachable', title: 'Session token issuer unreachable' },
+  // organizations, members and invites (SSO)
+  onboardingUnsupported: {
+    status: 501,
+    code: 'onboarding.unsupported_in_self_hosted',
+    title: 'Organization creation is not available in self-hosted deployments',
+  },
+  onboardingSessionRequired: {
+    status: 403,
+    code: 'onboarding.session_required',
+    title: 'An SSO session is required',
+  },
+  onboardingAlreadyInOrganization: {
+    status: 409,
+    code: 'onboarding.already_in_organization',
+    title: 'The session already belongs to an organization',
+  },
+  organizationDeleteUnsupported: {
+    status: 501,
+    code: 'organizations.delete.unsupported_in_self_hosted',
+    title: 'Organization deletion is not available in self-hosted deployments',
+  },
+  organizationNotFound: { status: 404, code: 'organizations.not_found', title: 'Organization not found' },
+  organizationDeleteNotOwner: {
+    status: 409,
+    code: 'organizations.delete.not_owner',
+    title: 'Only the owner can delete the organization',
+  },
+  organizationDeleteOtherMembers: {
+    status: 409,
+    code: 'organizations.delete.other_members',
+    title: 'The organization has other members',
+  },
+  organizationDeletePendingInvites: {
+    status: 409,
+    code: 'organizations.delete.pending_invites',
+    title: 'The organization has pending invites',
+  },
+  identityProviderFailure: {
+    status: 502,
+    code: 'identity_provider.upstream_failure',
+    title: 'The identity provider failed',
+  },
+  userNotFound: { status: 404, code: 'users.not_found', title: 'Member not found' },
+  lastOwner: { status: 409, code: 'users.last_owner', title: 'The last owner cannot be removed or demoted' },
+  ownerRequired: { status: 403, code: 'users.owner_required', title: 'Only an owner can change owners' },
+  inviteNotFound: { status: 404, code: 'invites.not_found', title: 'Invite not found' },
+  inviteExpired: { status: 410, code: 'invites.expired', title: 'Invite expired' },
+  inviteEmailMismatch: { status: 403, code: 'invites.email_mismatch', title: 'Invite addressed to another email' },
+  invitePrincipalEmailUnavailable: {
+    status: 403,
+    code: 'invites.principal_email_unavailable',
+    title: 'The caller has no email to match the invite',
+  },
+  inviteAlreadyMember: { status: 409, code: 'invites.already_member', title: 'Already a member' },
+  inviteUpstreamFailure: {
+    status: 502,
+    code: 'invites.upstream_failure',
+    title: 'The identity provider failed to add the member',
+  },
   // rate limiting
   rateLimited: { status: 429, code: 'rate_limit.exceeded', title: 'Rate limit exceeded' },
   // idempotency
@@ -162,6 +222,71 @@ export const Errors = {
     make('unauthenticated', detail),
   apiKeyExpired: () => make('apiKeyExpired', 'This API key has expired; rotate it or create a new one.'),
   apiKeyRevoked: () => make('apiKeyRevoked', 'This API key has been revoked.'),
+  ssoIssuerUnreachable: () =>
+    make(
+      'ssoIssuerUnreachable',
+      'The session token issuer could not be reached to verify the token; retry shortly.',
+      {},
+      { 'Retry-After': '5' },
+    ),
+  onboardingUnsupported: () =>
+    make(
+      'onboardingUnsupported',
+      'Self-hosted deployments create organizations with the operator CLI (npm run cli -- bootstrap), not the API.',
+    ),
+  onboardingSessionRequired: () =>
+    make(
+      'onboardingSessionRequired',
+      'Organizations are created by a person signed in with an SSO session token, not with an API key.',
+    ),
+  onboardingAlreadyInOrganization: () =>
+    make(
+      'onboardingAlreadyInOrganization',
+      'This session token already names an organization; organization creation is for a user whose token has no org_id.',
+    ),
+  organizationDeleteUnsupported: () =>
+    make('organizationDeleteUnsupported', 'Self-hosted deployments do not delete organizations through the API.'),
+  organizationNotFound: (id: string) => make('organizationNotFound', `No organization ${id} is yours to delete.`),
+  organizationDeleteNotOwner: () =>
+    make('organizationDeleteNotOwner', 'Only the organization owner, signed in with an SSO session, can delete it.'),
+  organizationDeleteOtherMembers: (n: number) =>
+    make('organizationDeleteOtherMembers', `The organization has ${n} other member(s); remove them first.`, {
+      other_members: n,
+    }),
+  organizationDeletePendingInvites: (n: number) =>
+    make('organizationDeletePendingInvites', `The organization has ${n} pending invite(s); revoke them first.`, {
+      pending_invites: n,
+    }),
+  identityProviderFailure: (what: string) =>
+    make(
+      'identityProviderFailure',
+      `The identity provider failed while ${what}; nothing was changed here, so a retry is safe.`,
+      {},
+      { 'Retry-After': '5' },
+    ),
+  userNotFound: (id: string) => make('userNotFound', `No member ${id} in this organization.`),
+  lastOwner: () => make('lastOwner', 'This is the organization’s last owner; make another member owner first.'),
+  ownerRequired: () => make('ownerRequired', 'Only an owner can grant, remove or change the owner role.'),
+  inviteNotFound: () => make('inviteNotFound', 'No invite matches; it may have been revoked or already accepted.'),
+  inviteNotFoundById: (id: string) =>
+    new ProblemError(404, 'invites.not_found', entries.inviteNotFound.title, `No invite ${id} in this organization.`),
+  inviteExpired: () => make('inviteExpired', 'This invite has expired; ask for a new one.'),
+  inviteEmailMismatch: () =>
+    make('inviteEmailMismatch', 'This invite is addressed to another email address than the signed-in one.'),
+  invitePrincipalEmailUnavailable: () =>
+    make(
+      'invitePrincipalEmailUnavailable',
+      'The caller has no verified email claim to match against the invite; sign in with an SSO session carrying one.',
+    ),
+  inviteAlreadyMember: () =>
+    make('inviteAlreadyMember', 'The signed-in user is already a member of this organization.'),
+  inviteUpstreamFailure: () =>
+    make(
+      'inviteUpstreamFailure',
+      'The identity provider failed to add the member; nothing was written, so retrying is safe.',
+      {},
+      { 'Retry-After': '5' },
+    ),
   insufficientScope: (scope: string) =>
     make('insufficientScope', `This operation requires the scope '${scope}'.`, { required_scope: scope }),
   rateLimited: (retryAfter: number) =>

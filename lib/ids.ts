@@ -10,6 +10,7 @@ export const ID_PREFIX = {
   apiKey: 'ak',
   audit: 'aud',
   invite: 'inv',
+  user: 'usr',
   policy: 'pol',
   /** Policy rules without a client-chosen id. */
   policyRule: 'rul',

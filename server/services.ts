@@ -13,6 +13,13 @@ import { CursorCodec } from '../lib/cursor.ts';
 import { createMetrics, type Metrics } from '../lib/metrics.ts';
 import type { ApiKeyDeps } from '../services/api-keys.ts';
 import { Authenticator } from '../services/authenticator.ts';
+import {
+  identityProviderFromConfig,
+  publicUrlFromConfig,
+  ssoVerifierFromConfig,
+  type IdentityDeps,
+} from '../services/identity.ts';
+import { createInviteMailer } from '../services/invite-mail.ts';
 import { invalidationBus, TOPICS, type InvalidationBus } from '../services/invalidation-bus.ts';
 import { PolicyCache } from '../services/policies/cache.ts';
 import type { PolicyDeps } from '../services/policies/deps.ts';
@@ -105,7 +112,20 @@ export function buildServices(deps: AppDeps): ServiceSet {
     revocations,
     cacheTtlMs: config.AUTH_CACHE_TTL_MS,
     deploymentMode: config.DEPLOYMENT_MODE,
+    sso: ssoVerifierFromConfig(config, clock),
   });
+  const identity: IdentityDeps = {
+    db,
+    clock,
+    logger,
+    provider: deps.identityProvider ?? identityProviderFromConfig(config),
+    revocations,
+    deploymentMode: config.DEPLOYMENT_MODE,
+    inviteTtlHours: config.INVITE_TTL_HOURS,
+    publicUrl: publicUrlFromConfig(config),
+    mailer: config.SMTP_URL ? createInviteMailer(config.SMTP_URL, config.SMTP_FROM) : null,
+    idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
+  };
   const services: AppServices = {
     ...deps,
     authenticator,
@@ -115,6 +135,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
     scanWriter,
     cursors: new CursorCodec(keyring.cursor),
     apiKeys: apiKeyServices(deps, revocations),
+    identity,
     policies,
     webhooks,
     webhookPump,
@@ -140,6 +161,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
       await revocations.close();
       await policyChanges.close();
       await rateLimiter.close();
+      identity.mailer?.close();
     },
   };
 }

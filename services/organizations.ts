@@ -28,12 +28,23 @@ async function uniqueSlug(q: Queryable, displayName: string): Promise<string> {
   }
 }
 
-export async function createOrganization(q: Queryable, clock: Clock, displayName: string): Promise<OrgRow> {
+/**
+ * Creates an organization. `externalId` is the identity provider's id for it; an organization created
+ * only here (the CLI, self-hosted) is its own external id.
+ */
+export async function createOrganization(
+  q: Queryable,
+  clock: Clock,
+  displayName: string,
+  externalId?: string,
+): Promise<OrgRow> {
   const now = clock.now();
+  const id = newId('org', now.getTime());
   return insertOrg(q, {
-    id: newId('org', now.getTime()),
+    id,
     slug: await uniqueSlug(q, displayName),
     display_name: displayName,
+    external_id: externalId ?? id,
     created_at: now,
   });
 }

@@ -16,6 +16,7 @@ import {
 } from 'jose';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { SCOPES, type Scope } from '../lib/scopes.ts';
+import { USER_ROLES, type UserRole } from '../store/users.ts';
 
 /** Asymmetric signatures only: `none` and the HS* family (a shared secret) are refused. */
 export const SSO_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
@@ -26,11 +27,17 @@ export const SSO_CLAIMS = {
   email: 'email',
   emailVerified: 'email_verified',
   orgId: 'org_id',
+  /** Optional: the organization's display name, used when its local row is provisioned. */
+  orgName: 'org_name',
   role: 'role',
 } as const;
 
-export const SSO_ROLES = ['owner', 'admin', 'member'] as const;
-export type SsoRole = (typeof SSO_ROLES)[number];
+/** Longest subject or organization id accepted (both are stored and compared). */
+const MAX_ID_CLAIM = 255;
+
+/** The roles a token may name: those of a user row. */
+export const SSO_ROLES = USER_ROLES;
+export type SsoRole = UserRole;
 
 /**
  * Role → scopes. Owners and admins hold every scope (`admin` among them, which implies any scope
@@ -62,6 +69,8 @@ export interface SsoClaims {
   email: string | null;
   /** Null for a user who has no organization yet (the organization-create flow). */
   orgId: string | null;
+  /** The `org_name` claim (at most 160 characters kept), null when absent. */
+  orgName: string | null;
   /** Null when absent or not one of SSO_ROLES. */
   role: SsoRole | null;
 }
@@ -247,16 +256,22 @@ function toSsoError(err: unknown): SsoTokenError {
 
 function readClaims(payload: JWTPayload): SsoClaims {
   const subject = payload[SSO_CLAIMS.subject];
-  if (typeof subject !== 'string' || subject === '') {
+  if (typeof subject !== 'string' || subject === '' || subject.length > MAX_ID_CLAIM) {
     throw new SsoTokenError('claims', `The SSO token claim "${SSO_CLAIMS.subject}" was not accepted.`);
   }
   const email = payload[SSO_CLAIMS.email];
   const role = payload[SSO_CLAIMS.role];
   const orgId = payload[SSO_CLAIMS.orgId];
+  if (typeof orgId === 'string' && orgId.length > MAX_ID_CLAIM) {
+    throw new SsoTokenError('claims', `The SSO token claim "${SSO_CLAIMS.orgId}" was not accepted.`);
+  }
+  const orgName = payload[SSO_CLAIMS.orgName];
+  const emailOk = typeof email === 'string' && email !== '' && email.length <= 320;
   return {
     subject,
-    email: typeof email === 'string' && email !== '' && payload[SSO_CLAIMS.emailVerified] !== false ? email : null,
+    email: emailOk && payload[SSO_CLAIMS.emailVerified] !== false ? email : null,
     orgId: typeof orgId === 'string' && orgId !== '' ? orgId : null,
+    orgName: typeof orgName === 'string' && orgName.trim() !== '' ? orgName.trim().slice(0, 160) : null,
     role: SSO_ROLES.find((r) => r === role) ?? null,
   };
 }

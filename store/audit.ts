@@ -3,7 +3,7 @@ import type { Queryable } from './db.ts';
 import { Where } from './where.ts';
 
 export const AUDIT_KINDS = ['detection', 'management'] as const;
-export const AUDIT_RESOURCE_TYPES = ['api_key', 'policy', 'webhook'] as const;
+export const AUDIT_RESOURCE_TYPES = ['api_key', 'policy', 'webhook', 'organization', 'invite', 'user'] as const;
 
 /** An audit event as stored (every kind; the columns a kind does not use are null or empty). */
 export interface AuditEventRow {
@@ -55,7 +55,7 @@ export const DETECTION_EVENT_COLUMNS =
 const COLUMNS =
   'id, kind, created, actor_id, request_id, scan_id, agent_id, session_id, surface, detector, score, action, owasp_tags, mitre_tags, resource_type, resource_id, change_summary, enforced';
 
-/** A management audit row: an administrative mutation of a key, policy or webhook. */
+/** A management audit row: an administrative mutation of a key, policy, webhook, organization, invite or member. */
 export interface ManagementAudit {
   /**
    * Leave it out: the store mints `aud_<ULID>` whose time is exactly `created`, which the audit
@@ -65,7 +65,7 @@ export interface ManagementAudit {
   created: Date;
   actorId: string;
   requestId: string | null;
-  resourceType: 'api_key' | 'policy' | 'webhook';
+  resourceType: (typeof AUDIT_RESOURCE_TYPES)[number];
   resourceId: string;
   /** What changed, in words; never a secret. */
   changeSummary: string;

@@ -6,13 +6,19 @@
  * are cleared before its rows go. `NON_TENANT_TABLES` lists the tables that hold no organization's data;
  * test/integration/org-purge.test.ts fails on a table that is neither.
  *
- * The caller (the organization-deletion service, next in issue 19) publishes a revocation for each of the
- * organization's API keys afterwards: authenticators cache key lookups.
+ * The caller (services/org-lifecycle.ts) publishes the organization's id on the revocations bus first:
+ * authenticators cache key lookups and session memberships.
  */
 import type { Queryable } from './db.ts';
 
 /** Tables without an `org_id` column that hold no tenant data (the organization row itself aside). */
-export const NON_TENANT_TABLES: readonly string[] = ['organizations', 'schema_migrations', 'agenda_jobs'];
+export const NON_TENANT_TABLES: readonly string[] = [
+  'organizations',
+  'schema_migrations',
+  'agenda_jobs',
+  // the identity provider's ids of deleted organizations: what keeps a stale session from re-provisioning one
+  'deleted_organizations',
+];
 
 /** Rows deleted per statement: short statements, so a large organization never holds long locks. */
 export const PURGE_BATCH_ROWS = 5_000;

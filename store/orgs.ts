@@ -4,14 +4,16 @@ export interface OrgRow {
   id: string;
   slug: string;
   display_name: string;
+  /** The identity provider's id for it (the session token's org_id claim); its own id when created locally. */
+  external_id: string;
   created_at: Date;
 }
 
 /** Creates an organization. */
 export async function insertOrg(q: Queryable, org: OrgRow): Promise<OrgRow> {
   const { rows } = await q.query<OrgRow>(
-    'INSERT INTO organizations (id, slug, display_name, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
-    [org.id, org.slug, org.display_name, org.created_at],
+    'INSERT INTO organizations (id, slug, display_name, external_id, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *',
+    [org.id, org.slug, org.display_name, org.external_id, org.created_at],
   );
   return rows[0]!;
 }
@@ -44,4 +46,50 @@ export async function slugTaken(q: Queryable, slug: string): Promise<boolean> {
 /** Serialises organization bootstraps until the transaction `tx` ends (two runs cannot both create "Acme"). */
 export async function lockBootstraps(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(727301002)');
+}
+
+export async function getOrgByExternalId(q: Queryable, externalId: string): Promise<OrgRow | null> {
+  const { rows } = await q.query<OrgRow>('SELECT * FROM organizations WHERE external_id = $1', [externalId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * Creates the organization unless one with its external id exists (a concurrent first request made it):
+ * returns the row either way. A slug taken meanwhile is retried with a suffix by the caller.
+ */
+export async function insertOrgIfAbsent(q: Queryable, org: OrgRow): Promise<OrgRow | null> {
+  const { rows } = await q.query<OrgRow>(
+    `INSERT INTO organizations (id, slug, display_name, external_id, created_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING RETURNING *`,
+    [org.id, org.slug, org.display_name, org.external_id, org.created_at],
+  );
+  return rows[0] ?? (await getOrgByExternalId(q, org.external_id));
+}
+
+/** Whether the identity provider's organization `externalId` was deleted here (never provisioned again). */
+export async function isOrgDeleted(q: Queryable, externalId: string): Promise<boolean> {
+  const { rowCount } = await q.query('SELECT 1 FROM deleted_organizations WHERE external_id = $1', [externalId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Records the deletion of `externalId` (idempotent). */
+export async function insertDeletedOrg(q: Queryable, externalId: string, at: Date): Promise<void> {
+  await q.query(
+    'INSERT INTO deleted_organizations (external_id, deleted_at) VALUES ($1, $2) ON CONFLICT (external_id) DO NOTHING',
+    [externalId, at],
+  );
+}
+
+export async function markProviderOrgDeleted(q: Queryable, externalId: string, at: Date): Promise<void> {
+  await q.query('UPDATE deleted_organizations SET provider_deleted_at = $2 WHERE external_id = $1', [externalId, at]);
+}
+
+/** Deleted organizations the identity provider has not confirmed yet, oldest first. */
+export async function listProviderDeletionsDue(q: Queryable, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ external_id: string }>(
+    `SELECT external_id FROM deleted_organizations WHERE provider_deleted_at IS NULL
+      ORDER BY deleted_at LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => r.external_id);
 }

@@ -3,8 +3,8 @@ import { Errors, ProblemError } from '../../lib/errors.ts';
 import type { Authenticator } from '../../services/authenticator.ts';
 
 /**
- * Resolves the bearer credential, when one is presented, before rate limiting (limits are per key).
- * It never rejects: a refused credential is kept on the request and raised by routes that need a
+ * Resolves the bearer credential (an API key or an SSO session token), when one is presented, before
+ * rate limiting (limits are per key or session). It never rejects for a refused credential: a refused credential is kept on the request and raised by routes that need a
  * principal, so a public route answers the same with or without a stale key.
  */
 export function identify(authenticator: Authenticator) {
@@ -17,7 +17,10 @@ export function identify(authenticator: Authenticator) {
       return next();
     }
     try {
-      req.principal = await authenticator.authenticate(match[1]!);
+      const { principal, session, refusal } = await authenticator.identify(match[1]!);
+      if (principal) req.principal = principal;
+      if (session) req.session = session;
+      if (refusal) req.authError = refusal;
     } catch (err) {
       if (!(err instanceof ProblemError)) return next(err);
       req.authError = err;

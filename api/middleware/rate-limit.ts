@@ -10,8 +10,12 @@ import type { RateLimiter } from '../../services/rate-limiter.ts';
  */
 export function rateLimit(limiter: RateLimiter, config: Readonly<Config>) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const keyed = req.principal !== undefined;
-    const bucket = keyed ? `key:${req.principal!.actor_id}` : `ip:${req.ip ?? 'unknown'}`;
+    const keyed = req.principal !== undefined || req.session !== undefined;
+    const bucket = req.principal
+      ? `key:${req.principal.actor_id}`
+      : req.session
+        ? `sub:${req.session.subject}`
+        : `ip:${req.ip ?? 'unknown'}`;
     const limit = keyed ? config.RATE_LIMIT_REQUESTS : config.RATE_LIMIT_UNAUTHENTICATED_REQUESTS;
     const d = await limiter.hit(bucket, limit, config.RATE_LIMIT_WINDOW_SECONDS);
     res.setHeader('RateLimit-Limit', String(d.limit));

@@ -1,4 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { newId } from '../../lib/ids.ts';
+import { insertInvite } from '../../store/invites.ts';
+import { claimOrgCreation, completeOrgCreation } from '../../store/org-creations.ts';
+import { provisionUser } from '../../store/users.ts';
 import { NON_TENANT_TABLES, orgScopedTables, purgeOrgData } from '../../store/org-purge.ts';
 import { call, type TestOrg } from '../support/harness.ts';
 import { app, createHook, org, other, scan, SSN_TEXT, useWebhooksApp } from './webhooks-fixture.ts';
@@ -29,6 +34,36 @@ async function populate(o: TestOrg): Promise<void> {
   expect((await call(app, 'POST', `/v1/api-keys/${key.body.id}:rotate`, { key: o.admin })).status).toBe(201);
   expect((await createHook(o, {})).status).toBe(201);
   for (let i = 0; i < 3; i++) expect((await scan(o, SSN_TEXT)).status).toBe(201);
+  await identityRows(o.orgId);
+}
+
+/** A member, an invite and an organization-create record: rows the SSO flows write (identity-*.test.ts drive them). */
+async function identityRows(orgId: string): Promise<void> {
+  const now = new Date();
+  const user = await provisionUser(app.db, {
+    id: newId('user'),
+    org_id: orgId,
+    external_subject: `subject-${orgId}`,
+    email: null,
+    role: 'owner',
+    created_at: now,
+  });
+  await insertInvite(
+    app.db,
+    {
+      id: newId('invite'),
+      org_id: orgId,
+      email: 'a@example.com',
+      role: 'member',
+      created_at: now,
+      expires_at: now,
+      created_by: user.id,
+    },
+    randomBytes(32),
+  );
+  const creation = { subject: `subject-${orgId}`, key: 'k', request_hash: randomBytes(32) };
+  await claimOrgCreation(app.db, { ...creation, locked_until: now, created_at: now, expires_at: now });
+  await completeOrgCreation(app.db, creation.subject, creation.key, orgId);
 }
 
 describe('organization purge (issue 19: organization deletion deletes every org-scoped row)', () => {

@@ -118,7 +118,7 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
     expectProblem(await send(e, undefined, req), 401, 'auth.unauthenticated');
   });
 
-  if (e.scope === 'authenticated') {
+  if (e.scope === 'authenticated' || e.scope === 'identified') {
     it('is unscoped: a key holding any single scope is served', async () => {
       for (const [s, key] of only)
         expectAllowed(await send(e, key, await validRequest(e, fx, r.receiver.url)), `a key holding only ${s}`);

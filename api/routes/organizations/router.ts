@@ -1,0 +1,36 @@
+import { createOrganizationForSession, deleteOwnOrganization } from '../../../services/org-lifecycle.ts';
+import type { AppServices } from '../../context.ts';
+import type { Routes } from '../../route.ts';
+import { presentOrganization } from './presenter.ts';
+import { createOrganizationBody, organizationIdParams } from './schema.ts';
+
+/**
+ * Organizations (docs/identity.md): create `POST /v1/organizations` (an SSO session of no organization;
+ * 201, Idempotency-Key keyed by the session's subject), delete `DELETE /v1/organizations/{org_id}`
+ * (the caller's own, 204). Both 501 in self-hosted deployments.
+ */
+export function organizationRoutes(routes: Routes, s: AppServices): void {
+  routes.post('/v1/organizations', {
+    access: 'identified',
+    body: createOrganizationBody,
+    handler: async ({ req, res, session, body }) => {
+      const { org, replayed } = await createOrganizationForSession(
+        s.identity,
+        { session, principal: req.principal, requestId: req.id },
+        body,
+        req.principal ? undefined : req.get('idempotency-key'),
+      );
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(201).location(`/v1/organizations/${org.id}`).json(presentOrganization(org));
+    },
+  });
+
+  routes.delete('/v1/organizations/:org_id', {
+    access: 'authenticated',
+    params: organizationIdParams,
+    handler: async ({ req, res, principal, params }) => {
+      await deleteOwnOrganization(s.identity, principal, params.org_id, req.id);
+      res.status(204).send();
+    },
+  });
+}

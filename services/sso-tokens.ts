@@ -2,8 +2,9 @@
  * SSO session JWTs, the dashboard's credential (issue 19; docs/decisions/0007-sso-session-tokens.md):
  * verified against one configured OIDC issuer with `jose`. Discovery is fetched lazily and cached;
  * the issuer's keys come from its `jwks_uri`, cached and refetched when a token names an unknown
- * `kid` (at most once per cooldown). Only verification lives here: the authenticator maps an
- * `SsoTokenError` to 401 `auth.unauthenticated`, and `issuer_unreachable` to 503, when it is wired in.
+ * `kid` (at most once per cooldown). Only verification lives here: the authenticator
+ * (services/authenticator.ts) maps an `SsoTokenError` to 401 `auth.unauthenticated`, and
+ * `issuer_unreachable` to 503 `auth.issuer_unreachable`.
  */
 import {
   createRemoteJWKSet,

@@ -82,4 +82,20 @@ describe('loadConfig', () => {
   it('treats empty strings as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).DATABASE_URL).toBeUndefined();
   });
+
+  it('takes the SSO and identity-provider variables only together, the management API only in saas mode', () => {
+    const saas = { DEPLOYMENT_MODE: 'saas', METRICS_ENABLED: 'false' };
+    const issuer = { OIDC_ISSUER: 'https://idp.example.com', OIDC_AUDIENCE: 'https://firewall.example.com' };
+    const idp = { IDP_MANAGEMENT_URL: 'https://idp.example.com/api', IDP_CLIENT_ID: 'c', IDP_CLIENT_SECRET: 's' };
+    expect(() => loadConfig({ OIDC_ISSUER: issuer.OIDC_ISSUER })).toThrow(/OIDC_AUDIENCE/);
+    expect(() => loadConfig({ OIDC_AUDIENCE: issuer.OIDC_AUDIENCE })).toThrow(/OIDC_ISSUER/);
+    expect(loadConfig(issuer).OIDC_CLOCK_TOLERANCE_SECONDS).toBe(60);
+    expect(() => loadConfig({ ...saas, ...issuer, IDP_MANAGEMENT_URL: idp.IDP_MANAGEMENT_URL })).toThrow(
+      /set all three/,
+    );
+    expect(() => loadConfig({ ...saas, ...idp })).toThrow(/OIDC_ISSUER: required with IDP_MANAGEMENT_URL/);
+    expect(() => loadConfig({ ...issuer, ...idp })).toThrow(/only in saas mode/);
+    expect(loadConfig({ ...saas, ...issuer, ...idp }).IDP_CLIENT_ID).toBe('c');
+    expect(loadConfig({}).INVITE_TTL_HOURS).toBe(168);
+  });
 });

@@ -19,7 +19,7 @@ import {
   retakeOrgCreation,
 } from '../store/org-creations.ts';
 import { purgeOrgData } from '../store/org-purge.ts';
-import { getOrg, insertDeletedOrg, markProviderOrgDeleted, type OrgRow } from '../store/orgs.ts';
+import { getOrg, insertDeletedOrg, lockOrg, markProviderOrgDeleted, type OrgRow } from '../store/orgs.ts';
 import { countOtherMembers, provisionUser } from '../store/users.ts';
 import { newId } from '../lib/ids.ts';
 import type { IdentityDeps } from './identity.ts';
@@ -164,8 +164,7 @@ export async function deleteOwnOrganization(
   if (principal.type !== 'user' || principal.role !== 'owner') throw Errors.organizationDeleteNotOwner();
   const org = await withTransaction(deps.db, async (tx) => {
     // the organization row locked: no member joins and no invite is created while the guards hold
-    const { rows } = await tx.query<OrgRow>('SELECT * FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
-    const row = rows[0];
+    const row = await lockOrg(tx, orgId);
     if (!row) throw Errors.organizationNotFound(orgId);
     const others = await countOtherMembers(tx, orgId, principal.actor_id);
     if (others > 0) throw Errors.organizationDeleteOtherMembers(others);

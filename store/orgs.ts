@@ -48,6 +48,12 @@ export async function lockBootstraps(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(727301002)');
 }
 
+/** The organization row, locked until the transaction `tx` ends (deletion guards hold under it). */
+export async function lockOrg(tx: Queryable, orgId: string): Promise<OrgRow | null> {
+  const { rows } = await tx.query<OrgRow>('SELECT * FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+  return rows[0] ?? null;
+}
+
 export async function getOrgByExternalId(q: Queryable, externalId: string): Promise<OrgRow | null> {
   const { rows } = await q.query<OrgRow>('SELECT * FROM organizations WHERE external_id = $1', [externalId]);
   return rows[0] ?? null;

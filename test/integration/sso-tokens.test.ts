@@ -220,13 +220,7 @@ describe('SSO session tokens from a real OIDC provider', () => {
     const verifier = verifierFor(idp);
     const orgLess = await idp.mint({ extra: { email: 'new@example.com' }, set: { sub: 'user_new' } });
     const claims = await verifier.verify(orgLess);
-    expect(claims).toEqual({
-      subject: 'user_new',
-      email: 'new@example.com',
-      orgId: null,
-      orgName: null,
-      role: null,
-    });
+    expect(claims).toEqual({ subject: 'user_new', email: 'new@example.com', orgId: null, orgName: null, role: null });
     const odd = await idp.mint({
       extra: { org_id: 'org_acme', role: 'superuser', email: 'bob@example.com', email_verified: false },
     });

@@ -14,8 +14,10 @@ import { Routes, type DeclaredRoute } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys/router.ts';
 import { auditEventRoutes } from './routes/audit-events/router.ts';
 import { healthRoutes } from './routes/health/router.ts';
+import { inviteRoutes } from './routes/invites/router.ts';
 import { meRoutes } from './routes/me/router.ts';
 import { organizationRoutes } from './routes/organizations/router.ts';
+import { userRoutes } from './routes/users/router.ts';
 import { detectorRoutes } from './routes/detectors/router.ts';
 import { scanRoutes } from './routes/scans/router.ts';
 
@@ -53,6 +55,8 @@ export function buildApp(services: AppServices): BuiltApp {
   healthRoutes(routes, services);
   meRoutes(routes, config.DEPLOYMENT_MODE);
   organizationRoutes(routes, services);
+  inviteRoutes(routes, services);
+  userRoutes(routes, services);
   apiKeyRoutes(routes, services);
   auditEventRoutes(routes, services);
   policyRoutes(routes, services, services.policies);

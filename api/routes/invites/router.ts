@@ -1,0 +1,62 @@
+import type { Request } from 'express';
+import { acceptInvite, createInvite, listInvites, revokeInvite } from '../../../services/invites.ts';
+import type { AppServices } from '../../context.ts';
+import { page, readIdCursor } from '../../pagination.ts';
+import type { Routes } from '../../route.ts';
+import { presentAccepted, presentInvite } from './presenter.ts';
+import { createInviteBody, emptyBody, inviteIdParams, inviteTokenParams, listInvitesQuery } from './schema.ts';
+
+const LIST = 'invites';
+
+/**
+ * Invites (docs/identity.md): create `POST /v1/invites` (201 with the one-time accept URL), list
+ * `GET /v1/invites` (actionable ones), revoke `POST /v1/invites/{invite_id}:revoke` (204), all with
+ * the admin scope; accept `POST /v1/invites/{token}:accept` with any SSO session, one of no
+ * organization included.
+ */
+export function inviteRoutes(routes: Routes, s: AppServices): void {
+  const actor = (req: Request) => ({ id: req.principal!.actor_id, requestId: req.id });
+
+  routes.post('/v1/invites/:token\\:accept', {
+    access: 'identified',
+    params: inviteTokenParams,
+    body: emptyBody,
+    handler: async ({ req, res, session, params }) => {
+      const accepted = await acceptInvite(
+        s.identity,
+        { session, principal: req.principal, requestId: req.id },
+        params.token,
+      );
+      res.json(presentAccepted(accepted));
+    },
+  });
+
+  routes.post('/v1/invites/:invite_id\\:revoke', {
+    access: 'admin',
+    params: inviteIdParams,
+    body: emptyBody,
+    handler: async ({ req, res, principal, params }) => {
+      await revokeInvite(s.identity, principal.org_id, params.invite_id, actor(req));
+      res.status(204).send();
+    },
+  });
+
+  routes.get('/v1/invites', {
+    access: 'admin',
+    query: listInvitesQuery,
+    handler: async ({ res, principal, query }) => {
+      const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
+      const { rows, more } = await listInvites(s.identity, principal.org_id, before, query.limit);
+      res.json(page(s.cursors, LIST, principal.org_id, rows.map(presentInvite), rows.at(-1)?.id, more));
+    },
+  });
+
+  routes.post('/v1/invites', {
+    access: 'admin',
+    body: createInviteBody,
+    handler: async ({ req, res, principal, body }) => {
+      const { invite, acceptUrl } = await createInvite(s.identity, principal.org_id, body, actor(req));
+      res.status(201).json({ invite: presentInvite(invite), accept_url: acceptUrl });
+    },
+  });
+}

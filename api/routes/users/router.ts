@@ -1,0 +1,64 @@
+import type { CursorCodec } from '../../../lib/cursor.ts';
+import { Errors } from '../../../lib/errors.ts';
+import { changeMemberRole, listOrgMembers, removeMember, type MemberPosition } from '../../../services/members.ts';
+import type { AppServices } from '../../context.ts';
+import type { Routes } from '../../route.ts';
+import { presentUser } from './presenter.ts';
+import { changeRoleBody, listUsersQuery, memberCursorPayload, userIdParams } from './schema.ts';
+
+const LIST = 'users';
+
+/**
+ * Members of the caller's organization (docs/identity.md): list `GET /v1/users`, role change
+ * `PATCH /v1/users/{user_id}` (200 User), removal `DELETE /v1/users/{user_id}` (204). Only an owner
+ * may grant the owner role or change or remove an owner; the last owner stays.
+ */
+export function userRoutes(routes: Routes, s: AppServices): void {
+  routes.get('/v1/users', {
+    access: 'admin',
+    query: listUsersQuery,
+    handler: async ({ res, principal, query }) => {
+      const after = readMemberCursor(s.cursors, principal.org_id, query.cursor);
+      const { rows, more } = await listOrgMembers(s.identity, principal.org_id, after, query.limit);
+      const last = rows.at(-1);
+      res.json({
+        data: rows.map(presentUser),
+        next_cursor:
+          more && last
+            ? s.cursors.encode(LIST, principal.org_id, { created_at: last.created_at.toISOString(), id: last.id })
+            : null,
+      });
+    },
+  });
+
+  routes.patch('/v1/users/:user_id', {
+    access: 'admin',
+    params: userIdParams,
+    body: changeRoleBody,
+    handler: async ({ req, res, principal, params, body }) => {
+      const user = await changeMemberRole(s.identity, { principal, requestId: req.id }, params.user_id, body);
+      res.json(presentUser(user));
+    },
+  });
+
+  routes.delete('/v1/users/:user_id', {
+    access: 'admin',
+    params: userIdParams,
+    handler: async ({ req, res, principal, params }) => {
+      await removeMember(s.identity, { principal, requestId: req.id }, params.user_id);
+      res.status(204).send();
+    },
+  });
+}
+
+/**
+ * The keyset position a member-list cursor carries.
+ * @throws ProblemError 400 `users.invalid_cursor` for a tampered, foreign or malformed cursor, or one
+ * whose payload is not a position.
+ */
+function readMemberCursor(codec: CursorCodec, orgId: string, cursor: string | undefined): MemberPosition | undefined {
+  if (cursor === undefined) return undefined;
+  const parsed = memberCursorPayload.safeParse(codec.decode(LIST, orgId, cursor));
+  if (!parsed.success) throw Errors.invalidCursor(LIST);
+  return parsed.data;
+}

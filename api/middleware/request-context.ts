@@ -34,7 +34,7 @@ export function requestContext(logger: Logger, metrics: Metrics) {
         req.log.info(
           {
             method: req.method,
-            path: req.path,
+            path: loggablePath(req.path),
             route,
             status: res.statusCode,
             duration_ms: Math.round(seconds * 1e5) / 100,
@@ -65,4 +65,12 @@ export function apiVersion() {
     res.setHeader('Service-Api-Version', resolved);
     next();
   };
+}
+
+/** An invite accept path carries the one-time token itself: the log names the route, never the token. */
+const INVITE_ACCEPT_PATH = /^\/v1\/invites\/[^/]*:accept$/;
+
+/** The request path as the access log may keep it. */
+export function loggablePath(path: string): string {
+  return INVITE_ACCEPT_PATH.test(path) ? '/v1/invites/{token}:accept' : path;
 }

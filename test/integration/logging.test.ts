@@ -32,12 +32,22 @@ describe('logs', () => {
       headers: { 'x-request-id': 'log-test-2' },
     });
     await call(app, 'GET', '/v1/me', { key: 'sk_live_notarealkeybutsecretlooking000000000000000' });
+    // an invite token travels in the path (POST /v1/invites/{token}:accept)
+    const inviteToken = 'AnInviteTokenThatMustNeverBeLogged0123456789';
+    await call(app, 'POST', `/v1/invites/${inviteToken}:accept`, { key: org.admin });
     const text = lines.join('');
     const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
     expect(requestLines.length).toBeGreaterThanOrEqual(3);
     for (const l of requestLines) expect(l.request_id).toBeTruthy();
     expect(requestLines.map((l) => l.request_id)).toEqual(expect.arrayContaining(['log-test-1', 'log-test-2']));
-    for (const secret of [org.admin, created.body.secret, rotated.body.secret, 'sk_live_notarealkeybutsecretlooking']) {
+    expect(requestLines.map((l) => l.path)).toContain('/v1/invites/{token}:accept');
+    for (const secret of [
+      org.admin,
+      created.body.secret,
+      rotated.body.secret,
+      'sk_live_notarealkeybutsecretlooking',
+      inviteToken,
+    ]) {
       expect(text).not.toContain(secret);
     }
   });

@@ -187,5 +187,19 @@ describe('organization delete (SaaS)', () => {
       409,
       'organizations.delete.other_members',
     );
+    const solo = await signUp();
+    const invite = await call(app, 'POST', '/v1/invites', {
+      key: solo.token,
+      json: { email: 'later@example.com', role: 'member' },
+    });
+    expect(invite.status, invite.text).toBe(201);
+    const del = () => call(app, 'DELETE', `/v1/organizations/${solo.orgId}`, { key: solo.token });
+    const refused = await del();
+    expectProblem(refused, 409, 'organizations.delete.pending_invites');
+    expect(refused.body.pending_invites).toBe(1);
+    expect((await call(app, 'POST', `/v1/invites/${invite.body.invite.id}:revoke`, { key: solo.token })).status).toBe(
+      204,
+    );
+    expect((await del()).status).toBe(204);
   });
 });

@@ -45,6 +45,12 @@ describe('organization create (SaaS)', () => {
       409,
       'onboarding.already_in_organization',
     );
+    const key = await call(app, 'POST', '/v1/api-keys', { key: owner.token, json: { name: 'k', scopes: ['admin'] } });
+    expectProblem(
+      await call(app, 'POST', '/v1/organizations', { key: key.body.secret, json: { display_name: 'By key' } }),
+      403,
+      'onboarding.session_required',
+    );
     const orgless = await idp.mint(newSubject());
     for (const display_name of ['', ' ', 'x'.repeat(161)])
       expectProblem(

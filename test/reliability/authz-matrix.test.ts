@@ -2,7 +2,9 @@
  * The authorization matrix: every route of the table (routes.ts) against every one of the 17 scopes.
  * A key holding only scope S, and a key holding every scope but the route's, is refused with 403
  * `auth.insufficient_scope` naming the route's scope exactly when it lacks it; it is never refused
- * for scope when it holds it (or `admin`); no credential is 401. Then: no route lets a key obtain or
+ * for scope when it holds it (or `admin`): it gets a 2xx, or the problem the route declares for this
+ * deployment where no API key can succeed (RouteEntry.expect: organization create and delete, invite
+ * accept); no credential is 401. Then: no route lets a key obtain or
  * act with more than its own scopes (grant rule on create, rotate, revoke; Idempotency-Key replays
  * across keys; rotation keeps scopes exactly).
  */
@@ -20,7 +22,7 @@ import {
   type OrgFixture,
   type ReliabilityApp,
 } from './fixture.ts';
-import { checkTable, routeKey, ROUTES, type RouteEntry } from './routes.ts';
+import { checkTable, expectedAnswer, routeKey, ROUTES, type RouteEntry } from './routes.ts';
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20261124);
 
@@ -33,11 +35,6 @@ const allBut = new Map<Scope, string>();
 
 const send = async (e: RouteEntry, key: string | undefined, req: { path: string; body?: unknown }): Promise<Reply> =>
   call(r.app, e.method, req.path, { key, ...(req.body === undefined ? {} : { json: req.body }) });
-
-function expectSane(res: Reply, what: string): void {
-  const v = responseViolations(res.status, res.headers, res.text);
-  if (v.length) throw new Error(`${what}: ${v.join('; ')} — ${res.text.slice(0, 300)}`);
-}
 
 /** Sends a request that must be refused for lacking `scope`, and checks that it changed nothing. */
 async function expectRefusedFor(
@@ -59,8 +56,18 @@ async function expectRefusedFor(
   expect(res.body.detail, what).toContain(`'${scope}'`);
 }
 
-function expectAllowed(res: Reply, what: string): void {
-  expectSane(res, what);
+/** Served: a 2xx, or exactly the problem the route declares for this deployment (RouteEntry.expect). */
+function expectAllowed(e: RouteEntry, res: Reply, what: string): void {
+  const declared = expectedAnswer(e, r.app.config.DEPLOYMENT_MODE);
+  const v = responseViolations(res.status, res.headers, res.text, e.method, declared);
+  if (v.length) throw new Error(`${what}: ${v.join('; ')} — ${res.text.slice(0, 300)}`);
+  if (declared) {
+    if (res.status !== declared.status || res.body?.code !== declared.code)
+      throw new Error(
+        `${what}: expected the route's declared ${declared.status} ${declared.code}, got ${res.status} ${res.text.slice(0, 300)}`,
+      );
+    return;
+  }
   if (res.status < 200 || res.status >= 300)
     throw new Error(`${what}: a key holding the route's scope got ${res.status} ${res.text.slice(0, 300)}`);
 }
@@ -107,8 +114,8 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
   if (e.scope === 'public') {
     it('answers without a credential, and with any key', async () => {
       const req = await validRequest(e, fx, r.receiver.url);
-      expectAllowed(await send(e, undefined, req), 'no credential');
-      for (const [s, key] of only) expectAllowed(await send(e, key, req), `a key holding only ${s}`);
+      expectAllowed(e, await send(e, undefined, req), 'no credential');
+      for (const [s, key] of only) expectAllowed(e, await send(e, key, req), `a key holding only ${s}`);
     });
     return;
   }
@@ -121,7 +128,7 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
   if (e.scope === 'authenticated' || e.scope === 'identified') {
     it('is unscoped: a key holding any single scope is served', async () => {
       for (const [s, key] of only)
-        expectAllowed(await send(e, key, await validRequest(e, fx, r.receiver.url)), `a key holding only ${s}`);
+        expectAllowed(e, await send(e, key, await validRequest(e, fx, r.receiver.url)), `a key holding only ${s}`);
     });
     return;
   }
@@ -132,7 +139,7 @@ describe.each(ROUTES.map((e) => [routeKey(e), e] as const))('%s', (_key, e) => {
       const holds = s === needed || s === 'admin';
       // A refused request must change nothing, so it names the fixture's own resources.
       const req = await validRequest(e, fx, r.receiver.url, { fresh: holds });
-      if (holds) expectAllowed(await send(e, key, req), `a key holding only ${s}`);
+      if (holds) expectAllowed(e, await send(e, key, req), `a key holding only ${s}`);
       else await expectRefusedFor(e, key, req, needed, `a key holding only ${s}`);
     }
   });
@@ -191,7 +198,7 @@ describe('no route lets a key obtain or act with more than its own scopes', () =
   });
 
   it.each(ROUTES.filter((e) => e.method === 'POST' || e.method === 'PUT').map((e) => [routeKey(e), e] as const))(
-    'Idempotency-Key: %s replayed by another key of the organization → 409 idempotency.key_reused, never the first response',
+    'Idempotency-Key: %s replayed by another key of the organization → 409 idempotency.key_reused, never the first response (a declared 5xx: stored for no one)',
     async (_k, e) => {
       const first = only.get('admin')!;
       const second = (await buildApiKey(r.app, fx.org.orgId, { name: 'second admin', scopes: ['admin'] })).secret;
@@ -199,8 +206,14 @@ describe('no route lets a key obtain or act with more than its own scopes', () =
       const headers = { 'idempotency-key': `authz-${e.path}-${Date.now()}` };
       const json = req.body === undefined ? {} : { json: req.body };
       const a = await call(r.app, e.method, req.path, { key: first, headers, ...json });
-      expectAllowed(a, 'first request');
+      expectAllowed(e, a, 'first request');
       const b = await call(r.app, e.method, req.path, { key: second, headers, ...json });
+      if (a.status >= 500) {
+        // A 5xx stores nothing (the key is released): the other key's request runs afresh.
+        expect(b.headers.get('idempotent-replayed')).toBeNull();
+        expectAllowed(e, b, 'the second key, after a 5xx');
+        return;
+      }
       expect(b.headers.get('idempotent-replayed'), "the second key got the first key's stored response").toBeNull();
       expectProblem(b, 409, 'idempotency.key_reused');
       // The key that made the request still gets its replay.

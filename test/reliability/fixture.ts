@@ -4,6 +4,9 @@
  * valid request names, and fresh ones for routes that use theirs up), the valid request of a route
  * (from the table in routes.ts), and the invariants every response must keep.
  */
+import { randomBytes } from 'node:crypto';
+import { newId } from '../../lib/ids.ts';
+import { provisionUser } from '../../store/users.ts';
 import {
   buildOrg,
   call,
@@ -17,12 +20,15 @@ import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.
 import {
   fillPath,
   PARAM_RESOURCE,
+  PARAM_TOKEN,
   policyBody,
   scanBody,
   withReceiver,
+  type Answer,
   type IdResource,
   type Ids,
   type RouteEntry,
+  type Tokens,
 } from './routes.ts';
 
 export interface ReliabilityApp {
@@ -93,6 +99,8 @@ export async function startReliabilityApp(opts: {
 export interface OrgFixture {
   org: TestOrg;
   ids: Ids;
+  /** Secrets paths take (the accept token of the fixture's pending invite). */
+  tokens: Tokens;
   /** A new resource of this type (for routes that use theirs up); types no route uses up return the fixture's. */
   fresh(r: IdResource): Promise<string>;
 }
@@ -104,11 +112,39 @@ async function created(r: Promise<Reply>, what: string): Promise<string> {
   return res.body.id as string;
 }
 
+/** An invite created through the API: its id and the accept token of its URL (the only place it is given). */
+async function createdInvite(r: Promise<Reply>): Promise<{ id: string; token: string }> {
+  const res = await r;
+  const token = /[#&]token=([A-Za-z0-9_-]{43})$/.exec(String(res.body?.accept_url ?? ''))?.[1];
+  const id = res.body?.invite?.id;
+  if (res.status !== 201 || typeof id !== 'string' || !token)
+    throw new Error(`fixture: creating an invite answered ${res.status} ${res.text.slice(0, 300)}`);
+  return { id, token };
+}
+
+/**
+ * A member (role `member`) of the organization, inserted as a first SSO request provisions one: the
+ * suites run with API keys, so no session token makes it (there is no route that adds a member
+ * directly; an invite needs a session to accept).
+ */
+async function insertMember(app: TestApp, orgId: string): Promise<string> {
+  const now = new Date();
+  const user = await provisionUser(app.db, {
+    id: newId('user', now.getTime()),
+    org_id: orgId,
+    external_subject: `reliability|${randomBytes(6).toString('hex')}`,
+    email: `member-${randomBytes(3).toString('hex')}@example.com`,
+    role: 'member',
+    created_at: now,
+  });
+  return user.id;
+}
+
 /**
  * Builds an organization's fixture: a webhook on the receiver subscribed to every scan event, a policy
  * that notifies it, a scan decided by the policy (so the webhook has a delivery, sent and `succeeded`
- * when deliveries are on), and an API key holding only `api_keys:write` (which every key allowed to
- * rotate or revoke keys may act on).
+ * when deliveries are on), an API key holding only `api_keys:write` (which every key allowed to
+ * rotate or revoke keys may act on), a pending invite (with its accept token) and a member.
  */
 export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<OrgFixture> {
   const { app, receiver } = r;
@@ -124,14 +160,30 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
     throw new Error(`fixture: the scan enqueued no delivery: ${deliveries.text.slice(0, 300)}`);
   const freshKey = () =>
     created(post('/v1/api-keys', { name: 'fixture key', scopes: ['api_keys:write'] }), 'an API key');
-  const ids: Ids = { api_key: await freshKey(), policy, webhook, webhook_delivery: delivery, scan };
+  const freshInvite = () => createdInvite(post('/v1/invites', { email: 'fixture@example.com', role: 'member' }));
+  const invite = await freshInvite();
+  const ids: Ids = {
+    api_key: await freshKey(),
+    policy,
+    webhook,
+    webhook_delivery: delivery,
+    scan,
+    invite: invite.id,
+    user: await insertMember(app, o.orgId),
+    organization: o.orgId,
+  };
   return {
     org: o,
     ids,
+    tokens: { invite_token: invite.token },
     fresh: async (t) => {
       switch (t) {
         case 'api_key':
           return freshKey();
+        case 'invite':
+          return (await freshInvite()).id;
+        case 'user':
+          return insertMember(app, o.orgId);
         case 'policy':
           return created(post('/v1/policies', policyBody(null, 'fresh policy')), 'a policy');
         case 'webhook':
@@ -150,7 +202,7 @@ export interface ValidRequest {
 
 /**
  * The route's valid request for this organization: its path ids from the fixture (fresh ones for
- * routes that use theirs up, unless `fresh: false`), body `variant` of the table's bodies.
+ * routes that use theirs up, unless `fresh: false`) and its path tokens, body `variant` of the table's bodies.
  */
 export async function validRequest(
   e: RouteEntry,
@@ -160,6 +212,11 @@ export async function validRequest(
 ): Promise<ValidRequest> {
   const ids: Record<string, string> = {};
   for (const m of e.path.matchAll(/\{([a-z_]+)\}/g)) {
+    const token = PARAM_TOKEN[m[1]!];
+    if (token) {
+      ids[m[1]!] = fx.tokens[token];
+      continue;
+    }
     const resource = PARAM_RESOURCE[m[1]!]!;
     ids[m[1]!] = e.consumes && o.fresh !== false ? await fx.fresh(resource) : fx.ids[resource];
   }
@@ -182,14 +239,31 @@ function problemViolations(p: unknown, status: number, where: string): string[] 
   return out;
 }
 
+/** The problem code of a JSON answer, if it has one. */
+function codeOf(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { code?: unknown } | null)?.code;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Everything wrong with a response by the contract every route keeps: no 5xx; an `X-Request-Id`;
- * errors as `application/problem+json` with a dot-namespaced `code` and `status` equal to the HTTP
- * status; a server-sent `error` event likewise (a stream has already answered 200).
+ * Everything wrong with a response by the contract every route keeps: no 5xx (but the route's own
+ * `declared` answer in this deployment, RouteEntry.expect: a 501 of a route it does not support); an
+ * `X-Request-Id`; errors as `application/problem+json` with a dot-namespaced `code` and `status` equal
+ * to the HTTP status; a server-sent `error` event likewise (a stream has already answered 200).
  */
-export function responseViolations(status: number, headers: Headers, text: string, method = 'GET'): string[] {
+export function responseViolations(
+  status: number,
+  headers: Headers,
+  text: string,
+  method = 'GET',
+  declared?: Answer,
+): string[] {
   const out: string[] = [];
-  if (status >= 500) out.push(`status ${status}`);
+  const isDeclared = status === declared?.status && (method === 'HEAD' || codeOf(text) === declared.code);
+  if (status >= 500 && !isDeclared) out.push(`status ${status}`);
   if (!headers.get('x-request-id')) out.push('no X-Request-Id');
   const type = headers.get('content-type') ?? '';
   if (status >= 400) {
@@ -221,8 +295,9 @@ export function responseViolations(status: number, headers: Headers, text: strin
 
 /**
  * A digest of everything an organization holds, read straight from the database: row counts of each
- * table, revoked keys, policy revisions and webhook secrets. Every change the API makes moves it
- * (each management change also writes an audit row); background delivery attempts do not.
+ * table, revoked keys, policy revisions, webhook secrets, members' roles and removals, invites'
+ * states. Every change the API makes moves it (each management change also writes an audit row);
+ * background delivery attempts do not.
  */
 export async function orgDigest(app: TestApp, orgId: string): Promise<Record<string, unknown>> {
   const { rows } = await app.db.query(
@@ -233,7 +308,11 @@ export async function orgDigest(app: TestApp, orgId: string): Promise<Record<str
        (SELECT count(*)::int FROM api_keys WHERE org_id = $1 AND revoked_at IS NOT NULL) AS revoked_keys,
        (SELECT string_agg(id || '@' || revision_id, ',' ORDER BY id) FROM policies WHERE org_id = $1) AS policies,
        (SELECT string_agg(id || '@' || md5(secret_enc), ',' ORDER BY id) FROM webhooks WHERE org_id = $1) AS webhooks,
-       (SELECT count(*)::int FROM webhook_deliveries WHERE org_id = $1) AS deliveries`,
+       (SELECT count(*)::int FROM webhook_deliveries WHERE org_id = $1) AS deliveries,
+       (SELECT string_agg(id || ':' || role || ':' || (removed_at IS NULL), ',' ORDER BY id)
+          FROM users WHERE org_id = $1) AS users,
+       (SELECT string_agg(id || ':' || (revoked_at IS NULL) || ':' || (accepted_at IS NULL), ',' ORDER BY id)
+          FROM invites WHERE org_id = $1) AS invites`,
     [orgId],
   );
   return rows[0] as Record<string, unknown>;

@@ -7,9 +7,10 @@
  * below 500, an X-Request-Id, errors as problem+json with a dot-namespaced code and the HTTP status.
  *
  * Seeds are fixed (one per route, from RELIABILITY_SEED): a failure names its seed and shrunk
- * counterexample, and reproduces. No 5xx is allowed at all: the app runs no model pool (in-process
- * detectors only), so the one legitimate 5xx of the API, 503 `service.overloaded` from a full model
- * queue, cannot occur here.
+ * counterexample, and reproduces. No 5xx is allowed but a route's declared answer for this deployment
+ * (RouteEntry.expect: 501 from the organization routes, which self-hosted deployments do not support):
+ * the app runs no model pool (in-process detectors only), so the other legitimate 5xx of the API, 503
+ * `service.overloaded` from a full model queue, cannot occur here.
  *
  * The generators are in fuzz/: json.ts (exact JSON text, mutations), values.ts (hostile values),
  * bodies.ts and cases.ts (a whole request).
@@ -28,10 +29,20 @@ import {
 } from './fixture.ts';
 import { caseArb, type Case, type CaseHeaders, type PathId } from './fuzz/cases.ts';
 import { countStrings, Deep, Long, mutate, pathsOf, RawJson, toText, type Json, type Mutation } from './fuzz/json.ts';
-import { fillPath, PARAM_RESOURCE, routeKey, ROUTES, scanBody, withReceiver, type RouteEntry } from './routes.ts';
+import {
+  expectedAnswer,
+  fillPath,
+  PARAM_RESOURCE,
+  PARAM_TOKEN,
+  routeKey,
+  ROUTES,
+  scanBody,
+  withReceiver,
+  type RouteEntry,
+} from './routes.ts';
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20261124);
-/** Cases per route: ≥ 1,000 in all in the short run, ≥ 10,000 in the long one (29 routes today). */
+/** Cases per route: ≥ 1,000 in all in the short run, ≥ 10,000 in the long one (38 routes today). */
 const RUNS = cases(40, 400);
 
 let r: ReliabilityApp;
@@ -79,7 +90,9 @@ async function build(e: RouteEntry, c: Case): Promise<Sent> {
   for (const [i, p] of params.entries()) {
     const id = c.ids[i]!;
     const resource = PARAM_RESOURCE[p]!;
-    if (id.kind === 'existing') values.set(p, e.consumes ? await fx.fresh(resource) : fx.ids[resource]);
+    const token = PARAM_TOKEN[p];
+    if (id.kind === 'existing' && token) values.set(p, fx.tokens[token]);
+    else if (id.kind === 'existing') values.set(p, e.consumes ? await fx.fresh(resource) : fx.ids[resource]);
     else if (id.text.startsWith('@')) values.set(p, fx.ids[id.text.slice(1) as keyof typeof fx.ids]);
     else values.set(p, id.text);
   }
@@ -133,7 +146,8 @@ async function runCase(e: RouteEntry, c: Case): Promise<void> {
     redirect: 'manual',
   });
   const text = await res.text();
-  const violations = responseViolations(res.status, res.headers, text, sent.method);
+  const declared = expectedAnswer(e, r.app.config.DEPLOYMENT_MODE);
+  const violations = responseViolations(res.status, res.headers, text, sent.method, declared);
   // Every /v1 answer carries the rate-limit headers (docs/api.md), errors included.
   if (new URL(sent.url).pathname.startsWith('/v1/') && !res.headers.get('ratelimit-limit'))
     violations.push('no RateLimit-Limit');

@@ -16,16 +16,24 @@ import { API_KEY_ROUTES } from './routes/api-keys.ts';
 import { AUDIT_EVENT_ROUTES } from './routes/audit-events.ts';
 import { DETECTOR_ROUTES } from './routes/detectors.ts';
 import { HEALTH_ROUTES } from './routes/health.ts';
+import { INVITE_ROUTES } from './routes/invites.ts';
 import { ME_ROUTES } from './routes/me.ts';
-import { PARAM_RESOURCE, type RouteEntry } from './routes/model.ts';
+import { PARAM_RESOURCE, PARAM_TOKEN, type RouteEntry } from './routes/model.ts';
+import { ORGANIZATION_ROUTES } from './routes/organizations.ts';
 import { POLICY_ROUTES } from './routes/policies.ts';
 import { SCAN_ROUTES } from './routes/scans.ts';
+import { USER_ROUTES } from './routes/users.ts';
 import { WEBHOOK_ROUTES } from './routes/webhooks.ts';
 
 export {
+  expectedAnswer,
   ID_RESOURCES,
   PARAM_RESOURCE,
+  PARAM_TOKEN,
   RESOURCES,
+  UNLISTED,
+  type Answer,
+  type DeploymentMode,
   type IdRef,
   type IdResource,
   type Ids,
@@ -33,12 +41,15 @@ export {
   type ResourceInfo,
   type ResourceType,
   type RouteEntry,
+  type TokenKind,
+  type Tokens,
 } from './routes/model.ts';
 export { PNG_BASE64, policyBody, RECEIVER_URL_PLACEHOLDER, scanBody, withReceiver } from './routes/samples.ts';
 
 /**
  * Every route of the app. Scopes from the spec (scans:write for scan creation; `/v1/me` and the
- * detector list unscoped) and docs/api.md (the rest); health routes are public.
+ * detector list unscoped; organization create and invite accept open to SSO sessions of no
+ * organization) and docs/api.md (the rest); health routes are public.
  */
 export const ROUTES: readonly RouteEntry[] = [
   // In this order: the fuzz seeds each route by its index.
@@ -50,6 +61,10 @@ export const ROUTES: readonly RouteEntry[] = [
   ...POLICY_ROUTES,
   ...WEBHOOK_ROUTES,
   ...AUDIT_EVENT_ROUTES,
+  // Appended, so the routes above keep their seeds.
+  ...ORGANIZATION_ROUTES,
+  ...INVITE_ROUTES,
+  ...USER_ROUTES,
 ];
 
 /** `METHOD /template` — one key per route. */
@@ -93,7 +108,8 @@ export function checkTable(declared: readonly DeclaredRoute[], table: readonly R
     else if (d.access !== e.scope)
       problems.push(`${key}: the app declares access '${d.access}', the table requires '${e.scope}'`);
     for (const p of paramsOf(e.path))
-      if (!PARAM_RESOURCE[p]) problems.push(`${key}: path parameter {${p}} names no resource in PARAM_RESOURCE`);
+      if (!PARAM_RESOURCE[p] && !PARAM_TOKEN[p])
+        problems.push(`${key}: path parameter {${p}} names no resource in PARAM_RESOURCE (nor a PARAM_TOKEN)`);
   }
   for (const key of mounted.keys())
     if (!listed.has(key))

@@ -5,17 +5,37 @@
  */
 import fc from 'fast-check';
 import { ID_PREFIX } from '../../../lib/ids.ts';
-import { ID_RESOURCES, PARAM_RESOURCE, RESOURCES, type RouteEntry } from '../routes.ts';
+import { ID_RESOURCES, PARAM_RESOURCE, PARAM_TOKEN, RESOURCES, type RouteEntry } from '../routes.ts';
 import { bodyArb, type Body } from './bodies.ts';
 import { anyUnit, ulidBody } from './values.ts';
 
 /** A path id: `existing` is resolved when the case runs (a fresh resource for routes that use theirs up). */
 export type PathId = { kind: 'existing' } | { kind: 'literal'; text: string };
 
+const literal = (a: fc.Arbitrary<string>) => a.map((text): PathId => ({ kind: 'literal', text }));
+
+/** A path secret (PARAM_TOKEN: an invite's accept token, 43 base64url characters): the fixture's, another, junk. */
+function pathTokenArb(): fc.Arbitrary<PathId> {
+  const b64url = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constant<PathId>({ kind: 'existing' }) },
+    { weight: 2, arbitrary: literal(fc.string({ unit: b64url, minLength: 43, maxLength: 43 })) },
+    { weight: 1, arbitrary: literal(fc.string({ unit: b64url, minLength: 0, maxLength: 60 })) },
+    { weight: 1, arbitrary: literal(fc.constantFrom(...ID_RESOURCES).map((x) => `@${x}`)) },
+    { weight: 2, arbitrary: literal(fc.string({ maxLength: 50 }).map(encodeURIComponent)) },
+    {
+      weight: 2,
+      arbitrary: literal(
+        fc.constantFrom('%00', '%ED%A0%80', `${'A'.repeat(42)}%00`, '%', '%zz', '%2F', '..', '%FF', 'a'.repeat(3000)),
+      ),
+    },
+  );
+}
+
 function pathIdArb(param: string): fc.Arbitrary<PathId> {
+  if (PARAM_TOKEN[param]) return pathTokenArb();
   const resource = PARAM_RESOURCE[param]!;
   const prefix = ID_PREFIX[RESOURCES[resource].idKind];
-  const literal = (a: fc.Arbitrary<string>) => a.map((text): PathId => ({ kind: 'literal', text }));
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant<PathId>({ kind: 'existing' }) },
     { weight: 2, arbitrary: literal(ulidBody.map((b) => `${prefix}_${b}`)) },
@@ -173,6 +193,14 @@ const headersArb: fc.Arbitrary<CaseHeaders> = fc.record({
             .string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: 43, maxLength: 43 })
             .map((s) => `Bearer sk_live_${s}`),
           fc.constant('Basic YWRtaW46YWRtaW4='),
+          // SSO session token shapes (a JWT: three base64url segments): an unsigned one, a random one.
+          fc.constant('Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4Iiwib3JnX2lkIjoib3JnXzEifQ.'),
+          fc
+            .array(fc.base64String({ minLength: 4, maxLength: 60 }), { minLength: 3, maxLength: 3 })
+            .map(
+              (parts) =>
+                `Bearer ${parts.map((p) => p.replace(/[=]/g, '').replace(/\+/g, '-').replace(/\//g, '_')).join('.')}`,
+            ),
         )
         .map((raw) => ({ raw })),
     },

@@ -16,7 +16,7 @@ export const AUDIT_EVENT_ROUTES: readonly RouteEntry[] = [
       surface: [SURFACE],
       action: ['blocked'],
       detector: ['pii'],
-      resource_type: ['api_key', 'policy', 'webhook'],
+      resource_type: ['api_key', 'policy', 'webhook', 'organization', 'invite', 'user'],
       resource_id: ['pol_01M808QC4BEWC3KY6QSW94ETYF'],
       since: [T0],
       until: [T1],

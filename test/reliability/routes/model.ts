@@ -6,13 +6,31 @@ import type { Access } from '../../../api/route.ts';
 import { ID_PREFIX } from '../../../lib/ids.ts';
 
 /** Resource types with ids of their own, which a fixture creates and paths or bodies name. */
-export const ID_RESOURCES = ['api_key', 'policy', 'webhook', 'webhook_delivery', 'scan'] as const;
+export const ID_RESOURCES = [
+  'api_key',
+  'policy',
+  'webhook',
+  'webhook_delivery',
+  'scan',
+  'invite',
+  'user',
+  'organization',
+] as const;
 export type IdResource = (typeof ID_RESOURCES)[number];
 
 /** What a route reads or changes: a resource with ids, or one without (the audit log, the catalog, the caller, the process). */
 export type ResourceType = IdResource | 'audit_event' | 'detector' | 'principal' | 'service';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/**
+ * Resource types no list route reads back, and why: tenancy takes the fixture's own id of such a type
+ * as the organization's only one.
+ */
+export const UNLISTED: Partial<Record<ResourceType, string>> = {
+  principal: 'the caller itself: GET /v1/me reads it',
+  organization: 'a caller sees only its own organization (its id is in GET /v1/me); there is no organization list',
+};
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** How a resource type is told apart and read back (tenancy compares foreign ids against unknown ones). */
 export interface ResourceInfo {
@@ -28,6 +46,9 @@ export const RESOURCES: Record<IdResource, ResourceInfo> = {
   webhook: { idKind: 'webhook', notFound: 'webhooks.not_found' },
   webhook_delivery: { idKind: 'webhookDelivery', notFound: 'webhooks.delivery_not_found' },
   scan: { idKind: 'scan', notFound: 'scans.not_found' },
+  invite: { idKind: 'invite', notFound: 'invites.not_found' },
+  user: { idKind: 'user', notFound: 'users.not_found' },
+  organization: { idKind: 'org', notFound: 'organizations.not_found' },
 };
 
 /** Path parameter → the resource its id names. */
@@ -37,10 +58,24 @@ export const PARAM_RESOURCE: Record<string, IdResource> = {
   webhook_id: 'webhook',
   delivery_id: 'webhook_delivery',
   scan_id: 'scan',
+  invite_id: 'invite',
+  user_id: 'user',
+  org_id: 'organization',
 };
+
+/**
+ * Path parameters that carry a secret, not an id (an invite's accept token: the credential itself,
+ * valid across organizations by design), and the fixture value each takes.
+ */
+export const PARAM_TOKEN: Record<string, TokenKind> = {
+  token: 'invite_token',
+};
+export type TokenKind = 'invite_token';
 
 /** Ids of one organization's fixture resources, by type. */
 export type Ids = Readonly<Record<IdResource, string>>;
+/** One organization's fixture secrets, by kind (a pending invite's accept token). */
+export type Tokens = Readonly<Record<TokenKind, string>>;
 
 /** An id inside a body (or query) that names a resource: tenancy swaps in another organization's. */
 export interface IdRef {
@@ -49,16 +84,27 @@ export interface IdRef {
   resource: IdResource;
 }
 
+export type DeploymentMode = 'self_hosted' | 'saas';
+
+/** A problem answer: its HTTP status and code. */
+export interface Answer {
+  status: number;
+  code: string;
+}
+
 export interface RouteEntry {
   method: Method;
   /** The path template, as the spec writes it: `/v1/api-keys/{api_key_id}:rotate`. */
   path: string;
-  /** The access it must require (`public`, `authenticated` = any valid key, or one scope), from the spec. */
+  /**
+   * The access it must require (`public`; `identified` = any valid credential, an SSO session of no
+   * organization included; `authenticated` = any valid organization principal; or one scope), from the spec.
+   */
   scope: Access;
   resource: ResourceType;
   /** A successful call uses its path resource up (revoke, rotate, delete): valid requests take a fresh one. */
   consumes?: boolean;
-  /** Valid bodies built from the fixture's ids; the first is the canonical one. POST/PUT only. */
+  /** Valid bodies built from the fixture's ids; the first is the canonical one. POST/PUT/PATCH only. */
   bodies?: (ids: Ids) => unknown[];
   /** Ids inside the body naming other resources. */
   bodyRefs?: IdRef[];
@@ -72,7 +118,23 @@ export interface RouteEntry {
   list?: { limitMax: number };
   /** Present only when the app runs with this config flag on (the suites turn it on). */
   when?: 'METRICS_ENABLED';
+  /**
+   * What a valid request answers, by deployment mode, where it cannot succeed for the suites' caller (an
+   * API key): the route is unsupported in the mode (501, before any id is read), or needs an SSO
+   * session. The suites expect exactly this problem where they expect a 2xx; a 5xx declared here is the
+   * only one the error contract lets through. Absent for a mode: a 2xx.
+   */
+  expect?: Partial<Record<DeploymentMode, Answer>>;
+  /**
+   * The route reaches across organizations by design (the reason): tenancy runs no operation on it.
+   */
+  crossTenant?: string;
 }
 
 /** The paging of most lists: `cursor` + `limit`, pages of up to 200. */
 export const pageQueryOnly = { limitMax: 200 };
+
+/** The problem a valid request of `e` answers in `mode` instead of a 2xx (undefined: a 2xx). */
+export function expectedAnswer(e: RouteEntry, mode: DeploymentMode): Answer | undefined {
+  return e.expect?.[mode];
+}

@@ -97,6 +97,15 @@ const schema = z.object({
   // Optional invite email: a nodemailer SMTP URL (smtp://user:pass@host:587, smtps://…) and the sender.
   SMTP_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   SMTP_FROM: z.string().min(3).default('Content Firewall <no-reply@localhost>'),
+  // Evidence uploads (docs/evidence.md): how long an upload URL stays valid, and the optional
+  // S3-compatible bucket (without it, files go under DATA_DIR/evidence).
+  EVIDENCE_UPLOAD_TTL_SECONDS: int(60, 7 * 86_400).default(900),
+  EVIDENCE_S3_BUCKET: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  EVIDENCE_S3_ENDPOINT: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  EVIDENCE_S3_REGION: z.string().min(1).default('us-east-1'),
+  EVIDENCE_S3_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  EVIDENCE_S3_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  EVIDENCE_S3_FORCE_PATH_STYLE: bool.default(false),
 });
 
 export type RawConfig = z.infer<typeof schema>;
@@ -142,6 +151,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   if (raw.WEBHOOK_CA_FILE && !existsSync(raw.WEBHOOK_CA_FILE))
     throw new ConfigError([`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} does not exist`]);
+  const evidence = [raw.EVIDENCE_S3_ACCESS_KEY_ID, raw.EVIDENCE_S3_SECRET_ACCESS_KEY];
+  if (evidence.some(Boolean) && !evidence.every(Boolean))
+    throw new ConfigError(['EVIDENCE_S3_ACCESS_KEY_ID, EVIDENCE_S3_SECRET_ACCESS_KEY: set both or neither']);
+  if ((raw.EVIDENCE_S3_ENDPOINT || evidence.some(Boolean)) && !raw.EVIDENCE_S3_BUCKET)
+    throw new ConfigError(['EVIDENCE_S3_BUCKET: required with the other EVIDENCE_S3_* variables']);
   const identityIssues = identityConfigIssues(raw);
   if (identityIssues.length) throw new ConfigError(identityIssues);
   if (raw.DEPLOYMENT_MODE === 'saas' && raw.METRICS_ENABLED && !raw.METRICS_TOKEN) {

@@ -20,6 +20,10 @@ import { organizationRoutes } from './routes/organizations/router.ts';
 import { userRoutes } from './routes/users/router.ts';
 import { detectorRoutes } from './routes/detectors/router.ts';
 import { scanRoutes } from './routes/scans/router.ts';
+import { redactionPolicyRoutes } from './routes/redaction-policy/router.ts';
+import { evidenceUploadRoutes } from './routes/evidence-uploads/router.ts';
+import { redteamRunRoutes } from './routes/redteam-runs/router.ts';
+import { labeledEventRoutes } from './routes/labeled-events/router.ts';
 
 export interface BuiltApp {
   app: Express;
@@ -63,6 +67,10 @@ export function buildApp(services: AppServices): BuiltApp {
   scanRoutes(routes, services, services.scans);
   detectorRoutes(routes, services, services.engine);
   webhookRoutes(routes, services, services.webhooks);
+  redactionPolicyRoutes(routes, services);
+  evidenceUploadRoutes(routes, services.evidence);
+  redteamRunRoutes(routes, services);
+  labeledEventRoutes(routes, services);
   routes.mount(app, probes);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));

@@ -21,6 +21,8 @@ import type { DeliveryPump } from '../services/webhooks/pump.ts';
 import type { LookupAll, LookupAllWithOptions } from '../services/webhooks/url-guard.ts';
 import type { WebhookDeps } from '../services/webhooks/subscriptions.ts';
 import type { ScanDeps } from '../services/scans.ts';
+import type { RedactionDeps } from '../services/redaction/redactor.ts';
+import type { EvidenceDeps } from '../services/evidence/uploads.ts';
 
 /** Everything the app needs, built by the runtime (or a test) and passed in. */
 export interface AppDeps {
@@ -55,6 +57,10 @@ export interface AppServices extends AppDeps {
   /** Sends webhook deliveries; null when WEBHOOK_DELIVERY_ENABLED is false. */
   webhookPump: DeliveryPump | null;
   scans: ScanDeps;
+  /** The organization redaction policy and the redactor labeled events are stored through. */
+  redaction: RedactionDeps;
+  /** Evidence uploads: the configured storage backend (local files or S3) and the URL lifetime. */
+  evidence: EvidenceDeps;
 }
 
 declare global {

@@ -44,6 +44,11 @@ export interface RouteSpec<P, Q, B> {
    * no one's budget.
    */
   probe?: boolean;
+  /**
+   * The handler reads the request stream itself (an evidence upload's bytes): no JSON body parsing;
+   * `body` must be unset. Idempotency-Key still applies (with a bearer), fingerprinted without the body.
+   */
+  rawBody?: boolean;
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<void> | void;
 }
 
@@ -90,7 +95,8 @@ export class Routes {
   private add<P, Q, B>(method: Method, path: string, spec: RouteSpec<P, Q, B>): this {
     let methods = this.paths.get(path);
     if (!methods) this.paths.set(path, (methods = new Map()));
-    methods.set(method, [access(spec.access), ...this.bodyChain(method), run(spec)]);
+    const chain = this.bodyChain(method).filter((h) => !spec.rawBody || h !== this.chain.jsonBody);
+    methods.set(method, [access(spec.access), ...chain, run(spec)]);
     if (spec.probe) this.probePaths.add(path);
     this.table.push({ method: method.toUpperCase() as Uppercase<Method>, path, access: spec.access });
     return this;

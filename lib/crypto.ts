@@ -9,7 +9,13 @@ import {
 } from 'node:crypto';
 
 /** Purposes for which subkeys are derived from the master secret; one key per purpose. */
-export type KeyPurpose = 'api-key-hash' | 'cursor' | 'webhook-secret-encryption' | 'idempotency-response';
+export type KeyPurpose =
+  | 'api-key-hash'
+  | 'cursor'
+  | 'webhook-secret-encryption'
+  | 'idempotency-response'
+  | 'evidence-upload'
+  | 'redaction-hash';
 
 /** Subkeys derived once from the master secret (HKDF-SHA256). */
 export interface Keyring {
@@ -18,6 +24,10 @@ export interface Keyring {
   readonly webhookSecretEncryption: Buffer;
   /** Seals stored idempotency replays, which may hold a one-time secret (key create, webhook create, rotations). */
   readonly idempotencyResponse: Buffer;
+  /** Signs the local backend's evidence upload URLs (services/evidence/local-storage.ts). */
+  readonly evidenceUpload: Buffer;
+  /** Keys the redactor's hash tags, through a per-organization subkey (services/redaction/obfuscate.ts). */
+  readonly redactionHash: Buffer;
 }
 
 function derive(master: Buffer, purpose: KeyPurpose): Buffer {
@@ -31,6 +41,8 @@ export function buildKeyring(master: Buffer): Keyring {
     cursor: derive(master, 'cursor'),
     webhookSecretEncryption: derive(master, 'webhook-secret-encryption'),
     idempotencyResponse: derive(master, 'idempotency-response'),
+    evidenceUpload: derive(master, 'evidence-upload'),
+    redactionHash: derive(master, 'redaction-hash'),
   });
 }
 

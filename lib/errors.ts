@@ -1,7 +1,12 @@
 /**
- * The error catalogue: every error the API returns, with its HTTP status, stable dot-namespaced code
- * and title. `docs/errors.md` lists the same codes (a unit test keeps the two in step).
+ * The API's errors: ProblemError and one factory per catalogue entry (lib/error-catalogue.ts holds the
+ * table of statuses, codes and titles; `docs/errors.md` lists the same codes, a unit test keeps the two
+ * in step).
  */
+import { entries, type ErrorName } from './error-catalogue.ts';
+
+export { CATALOGUE, type ErrorName } from './error-catalogue.ts';
+
 export interface ValidationIssue {
   path: string;
   message: string;
@@ -20,141 +25,6 @@ export class ProblemError extends Error {
     this.name = 'ProblemError';
   }
 }
-
-interface Entry {
-  status: number;
-  code: string;
-  title: string;
-}
-
-const entries = {
-  // request shape
-  routeNotFound: { status: 404, code: 'request.route_not_found', title: 'No such route' },
-  methodNotAllowed: { status: 405, code: 'request.method_not_allowed', title: 'Method not allowed' },
-  invalidJson: { status: 400, code: 'request.invalid_json', title: 'Malformed JSON body' },
-  unsupportedMediaType: { status: 415, code: 'request.unsupported_media_type', title: 'Unsupported content type' },
-  bodyTooLarge: { status: 413, code: 'request.body_too_large', title: 'Request body too large' },
-  validationFailed: { status: 400, code: 'request.validation_failed', title: 'Request validation failed' },
-  badRequest: { status: 400, code: 'request.malformed', title: 'Malformed request' },
-  invalidCursor: { status: 400, code: '<resource>.invalid_cursor', title: 'Invalid pagination cursor' },
-  // versioning
-  apiVersionInvalid: { status: 400, code: 'api_version.invalid', title: 'Malformed Service-Api-Version' },
-  apiVersionUnsupported: { status: 400, code: 'api_version.unsupported', title: 'Unsupported Service-Api-Version' },
-  // authentication and authorisation
-  unauthenticated: { status: 401, code: 'auth.unauthenticated', title: 'Unauthenticated' },
-  apiKeyExpired: { status: 401, code: 'auth.api_key.expired', title: 'API key expired' },
-  apiKeyRevoked: { status: 401, code: 'auth.api_key.revoked', title: 'API key revoked' },
-  insufficientScope: { status: 403, code: 'auth.insufficient_scope', title: 'Missing scope' },
-  ssoIssuerUnreachable: { status: 503, code: 'auth.issuer_unreachable', title: 'Session token issuer unreachable' },
-  // organizations, members and invites (SSO)
-  onboardingUnsupported: {
-    status: 501,
-    code: 'onboarding.unsupported_in_self_hosted',
-    title: 'Organization creation is not available in self-hosted deployments',
-  },
-  onboardingSessionRequired: {
-    status: 403,
-    code: 'onboarding.session_required',
-    title: 'An SSO session is required',
-  },
-  onboardingAlreadyInOrganization: {
-    status: 409,
-    code: 'onboarding.already_in_organization',
-    title: 'The session already belongs to an organization',
-  },
-  organizationDeleteUnsupported: {
-    status: 501,
-    code: 'organizations.delete.unsupported_in_self_hosted',
-    title: 'Organization deletion is not available in self-hosted deployments',
-  },
-  organizationNotFound: { status: 404, code: 'organizations.not_found', title: 'Organization not found' },
-  organizationDeleteNotOwner: {
-    status: 409,
-    code: 'organizations.delete.not_owner',
-    title: 'Only the owner can delete the organization',
-  },
-  organizationDeleteOtherMembers: {
-    status: 409,
-    code: 'organizations.delete.other_members',
-    title: 'The organization has other members',
-  },
-  organizationDeletePendingInvites: {
-    status: 409,
-    code: 'organizations.delete.pending_invites',
-    title: 'The organization has pending invites',
-  },
-  identityProviderFailure: {
-    status: 502,
-    code: 'identity_provider.upstream_failure',
-    title: 'The identity provider failed',
-  },
-  userNotFound: { status: 404, code: 'users.not_found', title: 'Member not found' },
-  lastOwner: { status: 409, code: 'users.last_owner', title: 'The last owner cannot be removed or demoted' },
-  ownerRequired: { status: 403, code: 'users.owner_required', title: 'Only an owner can change owners' },
-  inviteNotFound: { status: 404, code: 'invites.not_found', title: 'Invite not found' },
-  inviteExpired: { status: 410, code: 'invites.expired', title: 'Invite expired' },
-  inviteEmailMismatch: { status: 403, code: 'invites.email_mismatch', title: 'Invite addressed to another email' },
-  invitePrincipalEmailUnavailable: {
-    status: 403,
-    code: 'invites.principal_email_unavailable',
-    title: 'The caller has no email to match the invite',
-  },
-  inviteAlreadyMember: { status: 409, code: 'invites.already_member', title: 'Already a member' },
-  inviteUpstreamFailure: {
-    status: 502,
-    code: 'invites.upstream_failure',
-    title: 'The identity provider failed to add the member',
-  },
-  // rate limiting
-  rateLimited: { status: 429, code: 'rate_limit.exceeded', title: 'Rate limit exceeded' },
-  // idempotency
-  idempotencyKeyInvalid: { status: 400, code: 'idempotency.key_invalid', title: 'Invalid Idempotency-Key' },
-  idempotencyKeyReused: {
-    status: 409,
-    code: 'idempotency.key_reused',
-    title: 'Idempotency-Key already used by another request or credential',
-  },
-  idempotencyInProgress: {
-    status: 409,
-    code: 'idempotency.request_in_progress',
-    title: 'A request with this Idempotency-Key is in progress',
-  },
-  // API keys
-  apiKeyNotFound: { status: 404, code: 'api_keys.not_found', title: 'API key not found' },
-  apiKeyAlreadyRevoked: { status: 409, code: 'api_keys.already_revoked', title: 'API key already revoked' },
-  apiKeyScopeEscalation: { status: 403, code: 'api_keys.scope_escalation', title: 'Scopes beyond the calling key' },
-  // scans
-  scanNotFound: { status: 404, code: 'scans.not_found', title: 'Scan not found' },
-  unknownDetector: { status: 400, code: 'scans.unknown_detector', title: 'Unknown detector' },
-  policyNotFound: { status: 404, code: 'policies.not_found', title: 'Policy not found' },
-  // webhooks
-  webhookNotFound: { status: 404, code: 'webhooks.not_found', title: 'Webhook not found' },
-  webhookDeliveryNotFound: { status: 404, code: 'webhooks.delivery_not_found', title: 'Webhook delivery not found' },
-  webhookUrlInvalid: { status: 400, code: 'webhooks.url_invalid', title: 'Webhook URL not acceptable' },
-  webhookUrlRefused: { status: 400, code: 'webhooks.url_refused', title: 'Webhook URL points at a refused address' },
-  webhookUrlUnresolvable: {
-    status: 400,
-    code: 'webhooks.url_unresolvable',
-    title: 'Webhook URL host does not resolve',
-  },
-  webhookDeliveryInProgress: {
-    status: 409,
-    code: 'webhooks.delivery_in_progress',
-    title: 'Delivery still in progress',
-  },
-  overloaded: { status: 503, code: 'service.overloaded', title: 'Service overloaded' },
-  scanDeadlineExceeded: { status: 504, code: 'scans.deadline_exceeded', title: 'Scan deadline exceeded' },
-  metricsUnauthorized: { status: 401, code: 'metrics.unauthenticated', title: 'Metrics token required' },
-  // service
-  notReady: { status: 503, code: 'service.not_ready', title: 'Service not ready' },
-  databaseUnavailable: { status: 503, code: 'service.database_unavailable', title: 'Database unavailable' },
-  internal: { status: 500, code: 'internal.error', title: 'Internal error' },
-} as const satisfies Record<string, Entry>;
-
-export type ErrorName = keyof typeof entries;
-
-/** Every catalogue entry, for documentation and tests. */
-export const CATALOGUE: readonly Entry[] = Object.values(entries);
 
 /** Why an `Idempotency-Key` cannot be replayed to this request (see `idempotencyKeyReused`). */
 export type IdempotencyReuse = 'request' | 'credential' | 'unbound';
@@ -179,6 +49,13 @@ function make(
   const e = entries[name];
   return new ProblemError(e.status, e.code, e.title, detail, extra, headers);
 }
+
+/** The paths of some issues, for a detail (bounded). */
+const pathsOf = (errors: ValidationIssue[]) =>
+  errors
+    .map((e) => e.path)
+    .join(', ')
+    .slice(0, 900);
 
 /** One factory per error. */
 export const Errors = {
@@ -287,6 +164,34 @@ export const Errors = {
       {},
       { 'Retry-After': '5' },
     ),
+  // redaction policy (issue 20)
+  redactionDeadlineExceeded: (ms: number) =>
+    make('redactionDeadlineExceeded', `The PII detector did not finish redacting within ${ms} ms; nothing was stored.`),
+  // labeled events (issue 20)
+  labeledEventNotFound: (id: string) => make('labeledEventNotFound', `No labeled event ${id} in this organization.`),
+  labeledEventEvidenceNotFound: (errors: ValidationIssue[]) =>
+    make('labeledEventEvidenceNotFound', `No verified upload in this organization: ${pathsOf(errors)}.`, { errors }),
+  labeledEventUnknownRun: (errors: ValidationIssue[]) =>
+    make('labeledEventUnknownRun', `No red-team run of this organization: ${pathsOf(errors)}.`, { errors }),
+  // evidence uploads (issue 20)
+  evidenceNotFound: () => make('evidenceNotFound', 'No evidence upload has this storage key in your organization.'),
+  evidenceSignatureInvalid: () => make('evidenceSignatureInvalid', 'The upload URL is not validly signed.'),
+  evidenceUploadExpired: () => make('evidenceUploadExpired', 'The upload URL has expired; create a new upload.'),
+  evidenceSizeMismatch: (n: number) => make('evidenceSizeMismatch', `The body is not ${n} bytes.`, { size_bytes: n }),
+  evidenceChecksumMismatch: () => make('evidenceChecksumMismatch', 'The SHA-256 of the bytes is not the declared one.'),
+  evidenceAlreadyUploaded: () => make('evidenceAlreadyUploaded', 'This storage key already holds verified evidence.'),
+  evidenceNotUploaded: () => make('evidenceNotUploaded', 'Nothing was uploaded to this storage key yet.'),
+  // red-team runs (issue 20)
+  redteamRunNotFound: (id: string) => make('redteamRunNotFound', `No red-team run ${id} in this organization.`),
+  redteamRunAlreadyFinalized: (id: string) =>
+    make('redteamRunAlreadyFinalized', `Red-team run ${id} is finished; a finished run takes no finalize or findings.`),
+  redteamWrittenAuthorizationRequired: () =>
+    make('redteamWrittenAuthorizationRequired', 'A red-team run needs the target owner’s written authorization.', {
+      errors: [{ path: 'written_authorization', message: 'must be true' }],
+    }),
+  /** `errors`: each `findings.<i>.representative_event_id` naming no labeled event of the organization. */
+  redteamUnknownEvent: (errors: ValidationIssue[]) =>
+    make('redteamUnknownEvent', `No labeled event of this organization: ${pathsOf(errors)}.`, { errors }),
   insufficientScope: (scope: string) =>
     make('insufficientScope', `This operation requires the scope '${scope}'.`, { required_scope: scope }),
   rateLimited: (retryAfter: number) =>

@@ -21,6 +21,8 @@ export const ID_PREFIX = {
   event: 'evt',
   labeledEvent: 'lev',
   redteamRun: 'rtr',
+  redteamFinding: 'rtf',
+  redactionPolicy: 'rdp',
   scan: 'scan',
   request: 'req',
 } as const;

@@ -12,6 +12,7 @@ import { bootstrapOrganization, OperatorError, resolveOrganization } from '../se
 import { TOPICS } from '../services/invalidation-bus.ts';
 import { apiKeyServices, changesBus } from './services.ts';
 import { listOrgs } from '../store/orgs.ts';
+import { redteamCommand, REDTEAM_USAGE } from './redteam-cli.ts';
 
 const USAGE = `Content firewall operator CLI
 
@@ -25,6 +26,7 @@ Usage: npm run cli -- <command> [options]
   keys create --org ORG --name NAME --scopes S1,S2 [--environment live|test]
               [--expires-at RFC3339 | --no-expiry] [--json]
   keys revoke --org ORG --id ak_... [--json]
+${REDTEAM_USAGE}
 
 ORG is an organization id, slug or exact display name. The CLI reads the same configuration as the
 server: DATABASE_URL, or the embedded database under DATA_DIR (default ./.data), used whether the
@@ -152,6 +154,8 @@ async function execute(rt: Runtime, deps: ApiKeyDeps, positionals: string[], val
 }
 
 async function main(): Promise<number> {
+  // An HTTP client of a running deployment: its own options, no database or configuration.
+  if (process.argv[2] === 'redteam') return redteamCommand(process.argv.slice(3));
   let parsed;
   try {
     parsed = parseArgs({ args: process.argv.slice(2), options, allowPositionals: true, strict: true });

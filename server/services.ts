@@ -30,6 +30,7 @@ import { SubscriptionCache, type WebhookDeps } from '../services/webhooks/subscr
 import { AllowList } from '../lib/allow-list.ts';
 import type { Db } from '../store/db.ts';
 import { ScanWriter } from '../store/scan-writer.ts';
+import { evidenceStorageFromConfig } from '../services/evidence/uploads.ts';
 
 /** The services of a process, built and not yet started. */
 export interface ServiceSet {
@@ -114,6 +115,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
     deploymentMode: config.DEPLOYMENT_MODE,
     sso: ssoVerifierFromConfig(config, clock),
   });
+  const evidenceStorage = evidenceStorageFromConfig(config, publicUrlFromConfig(config), keyring.evidenceUpload);
   const identity: IdentityDeps = {
     db,
     clock,
@@ -125,6 +127,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
     publicUrl: publicUrlFromConfig(config),
     mailer: config.SMTP_URL ? createInviteMailer(config.SMTP_URL, config.SMTP_FROM) : null,
     idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
+    removeOrgFiles: (orgId) => evidenceStorage.removeOrg(orgId),
   };
   const services: AppServices = {
     ...deps,
@@ -139,6 +142,12 @@ export function buildServices(deps: AppDeps): ServiceSet {
     policies,
     webhooks,
     webhookPump,
+    evidence: {
+      db,
+      clock,
+      storage: evidenceStorage,
+      ttlSeconds: config.EVIDENCE_UPLOAD_TTL_SECONDS,
+    },
     scans: {
       db,
       engine: deps.engine,
@@ -149,6 +158,13 @@ export function buildServices(deps: AppDeps): ServiceSet {
       metrics,
       deadlineMs: config.SCAN_DEADLINE_MS,
       retentionDays: config.SCAN_CONTENT_RETENTION_DAYS,
+    },
+    redaction: {
+      db,
+      clock,
+      engine: deps.engine,
+      hashKey: keyring.redactionHash,
+      deadlineMs: config.SCAN_DEADLINE_MS,
     },
   };
   return {

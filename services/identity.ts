@@ -27,6 +27,8 @@ export interface IdentityDeps {
   mailer: InviteMailer | null;
   /** Records of POST /v1/organizations with Idempotency-Key are kept this long. */
   idempotencyTtlHours: number;
+  /** Deletes an organization's files outside the database (evidence uploads) when it is deleted. */
+  removeOrgFiles?: (orgId: string) => Promise<void>;
 }
 
 /** The verifier of SSO session tokens, or null when no issuer is configured (API keys only). */

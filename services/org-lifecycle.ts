@@ -176,6 +176,15 @@ export async function deleteOwnOrganization(
   // Every cached principal of the organization (keys, members) goes now, in every process.
   await deps.revocations.publish(orgId);
   const deleted = await purgeOrgData(deps.db, orgId);
+  // Files after rows: a failure here leaves unreachable bytes (logged), never rows pointing at nothing.
+  await deps
+    .removeOrgFiles?.(orgId)
+    .catch((err: unknown) =>
+      deps.logger.error(
+        { org_id: orgId, err: err instanceof Error ? err.message : String(err) },
+        'could not delete the organization’s evidence files',
+      ),
+    );
   deps.logger.info(
     { org_id: orgId, actor_id: principal.actor_id, request_id: requestId, deleted },
     'organization deleted',

@@ -3,7 +3,17 @@ import type { Queryable } from './db.ts';
 import { Where } from './where.ts';
 
 export const AUDIT_KINDS = ['detection', 'management'] as const;
-export const AUDIT_RESOURCE_TYPES = ['api_key', 'policy', 'webhook', 'organization', 'invite', 'user'] as const;
+export const AUDIT_RESOURCE_TYPES = [
+  'api_key',
+  'policy',
+  'webhook',
+  'organization',
+  'invite',
+  'user',
+  'redaction_policy',
+  'labeled_event',
+  'redteam_run',
+] as const;
 
 /** An audit event as stored (every kind; the columns a kind does not use are null or empty). */
 export interface AuditEventRow {

@@ -3,11 +3,14 @@
  * (the built-in provider: no organization provisioning, 501 for organization create and delete), and
  * a provider failure during organization deletion finished later by its job.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as finishOrganizationDeletions from '../../jobs/finish-organization-deletions.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { buildOrg, call, expectProblem, isolatedDatabase, startTestApp, type TestApp } from '../support/harness.ts';
 import { startIssuer, type TestIssuer } from '../support/oidc-issuer.ts';
+import { createUpload, evidence, localPath, putLocal } from './evidence-fixture.ts';
 import { app, idp, me, newSubject, signUp, useIdentityApp } from './identity-fixture.ts';
 
 useIdentityApp();
@@ -45,6 +48,20 @@ describe('refused session tokens (SaaS)', () => {
     ]);
     expect(rowCount).toBe(0);
     idp.orgs.delete(owner.externalOrgId);
+  });
+});
+
+describe('organization delete and files outside the database', () => {
+  it("deletes the organization's evidence uploads from the local storage", async () => {
+    const owner = await signUp();
+    const { bytes, body } = evidence(64);
+    const created = await createUpload(app, owner.token, body);
+    expect(created.status, created.text).toBe(201);
+    expect((await putLocal(app, localPath(created.body.upload_url), bytes)).status).toBeLessThan(300);
+    const dir = path.join(app.config.DATA_DIR, 'evidence', owner.orgId);
+    expect(existsSync(path.join(dir, created.body.storage_key))).toBe(true);
+    expect((await call(app, 'DELETE', `/v1/organizations/${owner.orgId}`, { key: owner.token })).status).toBe(204);
+    expect(existsSync(dir)).toBe(false);
   });
 });
 

@@ -64,6 +64,39 @@ async function identityRows(orgId: string): Promise<void> {
   const creation = { subject: `subject-${orgId}`, key: 'k', request_hash: randomBytes(32) };
   await claimOrgCreation(app.db, { ...creation, locked_until: now, created_at: now, expires_at: now });
   await completeOrgCreation(app.db, creation.subject, creation.key, orgId);
+  await issue20Rows(orgId, now);
+}
+
+/** A redaction policy, a red-team run with a finding, a labeled event under it and an evidence upload. */
+async function issue20Rows(orgId: string, now: Date): Promise<void> {
+  const run = newId('redteamRun');
+  const q = (sql: string, params: unknown[]) => app.db.query(sql, params);
+  await q(`INSERT INTO redaction_policies VALUES ($1, $2, '{}', 'redact', false, 'redactor-v1.0.0', $3, $3)`, [
+    newId('redactionPolicy'),
+    orgId,
+    now,
+  ]);
+  await q(
+    `INSERT INTO redteam_runs (id, org_id, state, scope_hash, upload_enabled, training_consent, written_authorization,
+       attached_authenticated, started_at, model_versions, corpus_hashes, redteam_version, created_at)
+     VALUES ($1, $2, 'running', $3, false, false, true, false, $4, '{}', '{}', 'v1', $4)`,
+    [run, orgId, 'a'.repeat(64), now],
+  );
+  await q(
+    `INSERT INTO redteam_findings (id, org_id, run_id, attack_class, severity, title, description, framework_refs,
+       remediation_class, created_at) VALUES ($1, $2, $3, 'x', 'low', 't', 'd', '[]', 'r', $4)`,
+    [newId('redteamFinding'), orgId, run, now],
+  );
+  await q(
+    `INSERT INTO labeled_events (id, org_id, source, observed_at, run_id, training_consent, redaction_version, created_at)
+     VALUES ($1, $2, 'redteam', $3, $4, false, 'redactor-v1.0.0', $3)`,
+    [newId('labeledEvent'), orgId, now, run],
+  );
+  await q(
+    `INSERT INTO evidence_uploads (storage_key, org_id, kind, sha256, size_bytes, backend, created_at, expires_at)
+     VALUES ($1, $2, 'log', $3, 1, 'local', $4, $4)`,
+    [`purge-${newId('labeledEvent')}`, orgId, 'b'.repeat(64), now],
+  );
 }
 
 describe('organization purge (issue 19: organization deletion deletes every org-scoped row)', () => {

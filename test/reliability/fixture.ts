@@ -4,7 +4,7 @@
  * valid request names, and fresh ones for routes that use theirs up), the valid request of a route
  * (from the table in routes.ts), and the invariants every response must keep.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../../lib/ids.ts';
 import { provisionUser } from '../../store/users.ts';
 import {
@@ -112,6 +112,36 @@ async function created(r: Promise<Reply>, what: string): Promise<string> {
   return res.body.id as string;
 }
 
+/** A red-team run's create body (a running run: findings may be added, finalize uses it up). */
+const REDTEAM_RUN_BODY = {
+  scope_hash: 'e'.repeat(64),
+  upload_enabled: false,
+  training_consent: false,
+  written_authorization: true,
+  attached_authenticated: false,
+  started_at: '2026-11-20T10:00:00Z',
+  model_versions: {},
+  corpus_hashes: {},
+  redteam_version: 'fixture',
+};
+
+/** A red-team run created through the API: its `run_id`. */
+async function createdRun(r: Promise<Reply>): Promise<string> {
+  const res = await r;
+  if (res.status !== 201 || typeof res.body?.run_id !== 'string')
+    throw new Error(`fixture: creating a red-team run answered ${res.status} ${res.text.slice(0, 300)}`);
+  return res.body.run_id as string;
+}
+
+/** A labeled event appended through the API (a `feedback` one): its `event_id`. */
+async function appendedEvent(r: Promise<Reply>): Promise<string> {
+  const res = await r;
+  const id = res.body?.event_ids?.[0];
+  if (res.status !== 201 || typeof id !== 'string')
+    throw new Error(`fixture: appending a labeled event answered ${res.status} ${res.text.slice(0, 300)}`);
+  return id;
+}
+
 /** An invite created through the API: its id and the accept token of its URL (the only place it is given). */
 async function createdInvite(r: Promise<Reply>): Promise<{ id: string; token: string }> {
   const res = await r;
@@ -120,6 +150,21 @@ async function createdInvite(r: Promise<Reply>): Promise<{ id: string; token: st
   if (res.status !== 201 || typeof id !== 'string' || !token)
     throw new Error(`fixture: creating an invite answered ${res.status} ${res.text.slice(0, 300)}`);
   return { id, token };
+}
+
+/** An evidence upload created and uploaded through the API (local backend): its verified storage key. */
+async function uploadedEvidence(app: TestApp, admin: string): Promise<string> {
+  const bytes = Buffer.from('reliability evidence');
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const res = await call(app, 'POST', '/v1/evidence-uploads', {
+    key: admin,
+    json: { kind: 'fixture', sha256, size_bytes: bytes.length },
+  });
+  const url = new URL(String(res.body?.upload_url ?? 'http://invalid/'));
+  const put = await fetch(`${app.baseUrl}${url.pathname}${url.search}`, { method: 'PUT', body: new Uint8Array(bytes) });
+  if (res.status !== 201 || put.status !== 200)
+    throw new Error(`fixture: an evidence upload answered ${res.status}, then ${put.status} ${await put.text()}`);
+  return res.body.storage_key as string;
 }
 
 /**
@@ -162,6 +207,13 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
     created(post('/v1/api-keys', { name: 'fixture key', scopes: ['api_keys:write'] }), 'an API key');
   const freshInvite = () => createdInvite(post('/v1/invites', { email: 'fixture@example.com', role: 'member' }));
   const invite = await freshInvite();
+  const freshRun = () => createdRun(post('/v1/redteam-runs', REDTEAM_RUN_BODY));
+  const freshEvent = () =>
+    appendedEvent(
+      post('/v1/labeled-events', {
+        events: [{ source: 'feedback', observed_at: '2026-11-20T10:00:00Z', input: 'fixture', output: 'fixture' }],
+      }),
+    );
   const ids: Ids = {
     api_key: await freshKey(),
     policy,
@@ -171,11 +223,13 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
     invite: invite.id,
     user: await insertMember(app, o.orgId),
     organization: o.orgId,
+    redteam_run: await freshRun(),
+    labeled_event: await freshEvent(),
   };
   return {
     org: o,
     ids,
-    tokens: { invite_token: invite.token },
+    tokens: { invite_token: invite.token, evidence_storage_key: await uploadedEvidence(app, o.admin) },
     fresh: async (t) => {
       switch (t) {
         case 'api_key':
@@ -188,6 +242,10 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
           return created(post('/v1/policies', policyBody(null, 'fresh policy')), 'a policy');
         case 'webhook':
           return created(post('/v1/webhooks', { url: receiver.url, events: ['webhook.failing'] }), 'a webhook');
+        case 'redteam_run':
+          return freshRun();
+        case 'labeled_event':
+          return freshEvent();
         default:
           return ids[t];
       }
@@ -309,6 +367,8 @@ export async function orgDigest(app: TestApp, orgId: string): Promise<Record<str
        (SELECT string_agg(id || '@' || revision_id, ',' ORDER BY id) FROM policies WHERE org_id = $1) AS policies,
        (SELECT string_agg(id || '@' || md5(secret_enc), ',' ORDER BY id) FROM webhooks WHERE org_id = $1) AS webhooks,
        (SELECT count(*)::int FROM webhook_deliveries WHERE org_id = $1) AS deliveries,
+       (SELECT count(*)::int FROM labeled_events WHERE org_id = $1) AS labeled_events,
+       (SELECT count(*)::int FROM redaction_policies WHERE org_id = $1) AS redaction_policies,
        (SELECT string_agg(id || ':' || role || ':' || (removed_at IS NULL), ',' ORDER BY id)
           FROM users WHERE org_id = $1) AS users,
        (SELECT string_agg(id || ':' || (revoked_at IS NULL) || ':' || (accepted_at IS NULL), ',' ORDER BY id)

@@ -15,6 +15,7 @@ import type { DeclaredRoute } from '../../api/route.ts';
 import { API_KEY_ROUTES } from './routes/api-keys.ts';
 import { AUDIT_EVENT_ROUTES } from './routes/audit-events.ts';
 import { DETECTOR_ROUTES } from './routes/detectors.ts';
+import { EVIDENCE_UPLOAD_ROUTES } from './routes/evidence-uploads.ts';
 import { HEALTH_ROUTES } from './routes/health.ts';
 import { INVITE_ROUTES } from './routes/invites.ts';
 import { ME_ROUTES } from './routes/me.ts';
@@ -22,6 +23,9 @@ import { PARAM_RESOURCE, PARAM_TOKEN, type RouteEntry } from './routes/model.ts'
 import { ORGANIZATION_ROUTES } from './routes/organizations.ts';
 import { POLICY_ROUTES } from './routes/policies.ts';
 import { SCAN_ROUTES } from './routes/scans.ts';
+import { REDTEAM_RUN_ROUTES } from './routes/redteam-runs.ts';
+import { LABELED_EVENT_ROUTES } from './routes/labeled-events.ts';
+import { REDACTION_POLICY_ROUTES } from './routes/redaction-policy.ts';
 import { USER_ROUTES } from './routes/users.ts';
 import { WEBHOOK_ROUTES } from './routes/webhooks.ts';
 
@@ -65,6 +69,10 @@ export const ROUTES: readonly RouteEntry[] = [
   ...ORGANIZATION_ROUTES,
   ...INVITE_ROUTES,
   ...USER_ROUTES,
+  ...REDTEAM_RUN_ROUTES,
+  ...EVIDENCE_UPLOAD_ROUTES,
+  ...LABELED_EVENT_ROUTES,
+  ...REDACTION_POLICY_ROUTES,
 ];
 
 /** `METHOD /template` — one key per route. */

@@ -38,7 +38,8 @@ describe('tenant isolation', () => {
     const touched = new Set(ROUTES.filter((e) => e.scope !== 'public').map((e) => e.resource));
     for (const t of touched) if (!UNLISTED[t]) expect(listed.has(t), `no list route reads ${t} back`).toBe(true);
     for (const e of ROUTES.filter((x) => x.crossTenant)) expect(OP_ROUTES).not.toContain(e);
-    for (const t of ID_RESOURCES) expect(RESOURCES[t].notFound).toMatch(/\.(not_found|delivery_not_found)$/);
+    for (const t of ID_RESOURCES)
+      expect(RESOURCES[t].notFound).toMatch(/\.(not_found|delivery_not_found|run_not_found)$/);
     for (const e of OP_ROUTES) for (const p of partsOf(e)) expect(ID_RESOURCES).toContain(resourceOf(p));
   });
 

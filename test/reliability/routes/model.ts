@@ -15,11 +15,21 @@ export const ID_RESOURCES = [
   'invite',
   'user',
   'organization',
+  'redteam_run',
+  'labeled_event',
 ] as const;
 export type IdResource = (typeof ID_RESOURCES)[number];
 
 /** What a route reads or changes: a resource with ids, or one without (the audit log, the catalog, the caller, the process). */
-export type ResourceType = IdResource | 'audit_event' | 'detector' | 'principal' | 'service';
+export type ResourceType =
+  | IdResource
+  | 'audit_event'
+  | 'detector'
+  | 'principal'
+  | 'service'
+  | 'redteam_finding'
+  | 'evidence_upload'
+  | 'redaction_policy';
 
 /**
  * Resource types no list route reads back, and why: tenancy takes the fixture's own id of such a type
@@ -28,6 +38,10 @@ export type ResourceType = IdResource | 'audit_event' | 'detector' | 'principal'
 export const UNLISTED: Partial<Record<ResourceType, string>> = {
   principal: 'the caller itself: GET /v1/me reads it',
   organization: 'a caller sees only its own organization (its id is in GET /v1/me); there is no organization list',
+  evidence_upload:
+    'no list route: the create answer and :complete (404 for a foreign key, tested in test/integration/evidence-uploads.test.ts) are its only reads',
+  redaction_policy:
+    'one per organization, no id: GET /v1/org/redaction-policy reads it (its versions are counted in the digest)',
 };
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -38,6 +52,8 @@ export interface ResourceInfo {
   idKind: keyof typeof ID_PREFIX;
   /** The problem code of an unknown (or foreign) id. */
   notFound: string;
+  /** The field of a list item holding its id, where it is not `id` (the spec's `run_id`). */
+  idField?: string;
 }
 
 export const RESOURCES: Record<IdResource, ResourceInfo> = {
@@ -49,6 +65,8 @@ export const RESOURCES: Record<IdResource, ResourceInfo> = {
   invite: { idKind: 'invite', notFound: 'invites.not_found' },
   user: { idKind: 'user', notFound: 'users.not_found' },
   organization: { idKind: 'org', notFound: 'organizations.not_found' },
+  redteam_run: { idKind: 'redteamRun', notFound: 'redteam.run_not_found', idField: 'run_id' },
+  labeled_event: { idKind: 'labeledEvent', notFound: 'labeled_events.not_found', idField: 'event_id' },
 };
 
 /** Path parameter → the resource its id names. */
@@ -61,6 +79,8 @@ export const PARAM_RESOURCE: Record<string, IdResource> = {
   invite_id: 'invite',
   user_id: 'user',
   org_id: 'organization',
+  run_id: 'redteam_run',
+  event_id: 'labeled_event',
 };
 
 /**
@@ -69,8 +89,10 @@ export const PARAM_RESOURCE: Record<string, IdResource> = {
  */
 export const PARAM_TOKEN: Record<string, TokenKind> = {
   token: 'invite_token',
+  // An evidence upload's storage key: unguessable, not a lib/ids.ts id (the fixture's is uploaded and verified).
+  storage_key: 'evidence_storage_key',
 };
-export type TokenKind = 'invite_token';
+export type TokenKind = 'invite_token' | 'evidence_storage_key';
 
 /** Ids of one organization's fixture resources, by type. */
 export type Ids = Readonly<Record<IdResource, string>>;

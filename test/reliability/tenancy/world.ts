@@ -85,9 +85,12 @@ async function snapshot(fx: OrgFixture): Promise<Snapshot> {
       if (res.status !== 200)
         throw new Error(`snapshot: ${routeKey(e)} ${id} answered ${res.status} ${res.text.slice(0, 200)}`);
       if (res.body.next_cursor !== null) throw new Error(`snapshot: ${routeKey(e)} has more than one page`);
-      const data = res.body.data as { id: string }[];
+      const data = res.body.data as Record<string, string>[];
       state[`${routeKey(e)} ${id}`] = stable(data);
-      if (isIdResource(e.resource)) ids[e.resource].push(...data.map((d) => d.id));
+      if (isIdResource(e.resource)) {
+        const field = RESOURCES[e.resource].idField ?? 'id';
+        ids[e.resource].push(...data.map((d) => d[field]!));
+      }
     }
   }
   // A type no list reads back (the organization itself): the fixture's own id is the only one.

@@ -1,0 +1,32 @@
+import { getRedactionPolicy, replaceRedactionPolicy } from '../../../services/redaction/policy.ts';
+import type { AppServices } from '../../context.ts';
+import type { Routes } from '../../route.ts';
+import { presentRedactionPolicy } from './presenter.ts';
+import { replaceRedactionPolicyBody } from './schema.ts';
+
+const PATH = '/v1/org/redaction-policy';
+
+/**
+ * The organization's redaction policy (docs/api.md): read `GET` by any organization principal (no
+ * scope), replace `PUT` (admin) — a new version each time, unless the body equals the one in force.
+ */
+export function redactionPolicyRoutes(routes: Routes, s: AppServices): void {
+  routes.get(PATH, {
+    access: 'authenticated',
+    handler: async ({ res, principal }) => {
+      res.json(presentRedactionPolicy(await getRedactionPolicy(s.redaction, principal.org_id)));
+    },
+  });
+
+  routes.put(PATH, {
+    access: 'admin',
+    body: replaceRedactionPolicyBody,
+    handler: async ({ req, res, principal, body }) => {
+      const { policy } = await replaceRedactionPolicy(s.redaction, principal.org_id, body, {
+        id: principal.actor_id,
+        requestId: req.id,
+      });
+      res.json(presentRedactionPolicy(policy));
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import type { Request } from 'express';
+import { addFindings, listFindings } from '../../../services/redteam/findings.ts';
+import { createRun, finalizeRun, getRun, listRuns, type RedteamDeps } from '../../../services/redteam/runs.ts';
+import type { AppServices } from '../../context.ts';
+import { page, readIdCursor } from '../../pagination.ts';
+import type { Routes } from '../../route.ts';
+import { presentFinding, presentRun } from './presenter.ts';
+import {
+  addFindingsBody,
+  createRunBody,
+  finalizeRunBody,
+  listFindingsQuery,
+  listRunsQuery,
+  runIdParams,
+} from './schema.ts';
+
+const RUNS = 'redteam_runs';
+const FINDINGS = 'redteam_findings';
+
+/**
+ * Red-team runs (docs/api.md, Red-team runs): create `POST /v1/redteam-runs` (201), list
+ * `GET /v1/redteam-runs`, get `GET /v1/redteam-runs/{run_id}`, finalize
+ * `POST /v1/redteam-runs/{run_id}:finalize` (200), add findings `POST /v1/redteam-runs/{run_id}/findings`
+ * (201), list findings `GET /v1/redteam-runs/{run_id}/findings`; scopes `redteam:read` / `redteam:write`.
+ */
+export function redteamRunRoutes(routes: Routes, s: AppServices): void {
+  const deps: RedteamDeps = { db: s.db, clock: s.clock };
+  const actor = (req: Request) => ({ id: req.principal!.actor_id, requestId: req.id });
+
+  // Before `/:run_id`, whose parameter would also match `rtr_…:finalize`.
+  routes.post('/v1/redteam-runs/:run_id\\:finalize', {
+    access: 'redteam:write',
+    params: runIdParams,
+    body: finalizeRunBody,
+    handler: async ({ req, res, principal, params, body }) => {
+      res.json(presentRun(await finalizeRun(deps, principal.org_id, params.run_id, body, actor(req))));
+    },
+  });
+
+  routes.post('/v1/redteam-runs/:run_id/findings', {
+    access: 'redteam:write',
+    params: runIdParams,
+    body: addFindingsBody,
+    handler: async ({ req, res, principal, params, body }) => {
+      res.status(201).json(await addFindings(deps, principal.org_id, params.run_id, body, actor(req)));
+    },
+  });
+
+  routes.get('/v1/redteam-runs/:run_id/findings', {
+    access: 'redteam:read',
+    params: runIdParams,
+    query: listFindingsQuery,
+    handler: async ({ res, principal, params, query }) => {
+      const before = readIdCursor(s.cursors, FINDINGS, principal.org_id, query.cursor);
+      const { rows, more } = await listFindings(deps, principal.org_id, params.run_id, before, query.limit);
+      res.json(page(s.cursors, FINDINGS, principal.org_id, rows.map(presentFinding), rows.at(-1)?.id, more));
+    },
+  });
+
+  routes.get('/v1/redteam-runs/:run_id', {
+    access: 'redteam:read',
+    params: runIdParams,
+    handler: async ({ res, principal, params }) => {
+      res.json(presentRun(await getRun(deps, principal.org_id, params.run_id)));
+    },
+  });
+
+  routes.get('/v1/redteam-runs', {
+    access: 'redteam:read',
+    query: listRunsQuery,
+    handler: async ({ res, principal, query }) => {
+      const before = readIdCursor(s.cursors, RUNS, principal.org_id, query.cursor);
+      const { rows, more } = await listRuns(deps, principal.org_id, query.state, before, query.limit);
+      res.json(page(s.cursors, RUNS, principal.org_id, rows.map(presentRun), rows.at(-1)?.id, more));
+    },
+  });
+
+  routes.post('/v1/redteam-runs', {
+    access: 'redteam:write',
+    body: createRunBody,
+    handler: async ({ req, res, principal, body }) => {
+      const run = await createRun(deps, principal.org_id, body, actor(req));
+      res.status(201).location(`/v1/redteam-runs/${run.id}`).json(presentRun(run));
+    },
+  });
+}

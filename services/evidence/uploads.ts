@@ -1,0 +1,145 @@
+/**
+ * Evidence uploads (docs/evidence.md): create declares kind, SHA-256 and size and answers a storage key
+ * with a presigned URL pinned to both; the bytes are verified (size and SHA-256) before `verified_at`
+ * is set — on receipt for the local backend, on `:complete` for S3. A labeled-event append may only
+ * reference verified keys (store/evidence.ts verifiedKeys).
+ */
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { randomBase62 } from '../../lib/crypto.ts';
+import { Errors } from '../../lib/errors.ts';
+import type { Db } from '../../store/db.ts';
+import { getUpload, insertUpload, markVerified, type EvidenceUploadRow } from '../../store/evidence.ts';
+import { LocalEvidenceStorage, type SignedQuery } from './local-storage.ts';
+import { S3EvidenceStorage } from './s3-storage.ts';
+import type { EvidenceStorage, PresignedUpload, UploadTarget, VerifyOutcome } from './storage.ts';
+
+export interface EvidenceDeps {
+  db: Db;
+  clock: Clock;
+  storage: EvidenceStorage;
+  ttlSeconds: number;
+}
+
+export interface CreateEvidenceUploadInput {
+  kind: string;
+  sha256: string;
+  size_bytes: number;
+}
+
+export interface CreatedEvidenceUpload {
+  upload: EvidenceUploadRow;
+  presigned: PresignedUpload;
+}
+
+/** The configured backend: S3 when EVIDENCE_S3_BUCKET is set, else files under DATA_DIR/evidence. */
+export function evidenceStorageFromConfig(
+  config: Readonly<Config>,
+  publicUrl: string,
+  signingKey: Buffer,
+): EvidenceStorage {
+  if (!config.EVIDENCE_S3_BUCKET) {
+    return new LocalEvidenceStorage(path.join(config.DATA_DIR, 'evidence'), publicUrl, signingKey);
+  }
+  const id = config.EVIDENCE_S3_ACCESS_KEY_ID;
+  const secret = config.EVIDENCE_S3_SECRET_ACCESS_KEY;
+  return new S3EvidenceStorage({
+    bucket: config.EVIDENCE_S3_BUCKET,
+    region: config.EVIDENCE_S3_REGION,
+    endpoint: config.EVIDENCE_S3_ENDPOINT,
+    forcePathStyle: config.EVIDENCE_S3_FORCE_PATH_STYLE,
+    credentials: id && secret ? { accessKeyId: id, secretAccessKey: secret } : undefined,
+  });
+}
+
+/** `ev_` + 33 base62 characters (192 random bits): unguessable, and safe in a path segment. */
+function newStorageKey(): string {
+  return `ev_${randomBase62(24)}`;
+}
+
+function targetOf(u: EvidenceUploadRow): UploadTarget {
+  return { orgId: u.org_id, key: u.storage_key, sha256: u.sha256, sizeBytes: u.size_bytes, expiresAt: u.expires_at };
+}
+
+/** Declares an upload and presigns its URL, valid `ttlSeconds`. */
+export async function createEvidenceUpload(
+  deps: EvidenceDeps,
+  orgId: string,
+  input: CreateEvidenceUploadInput,
+): Promise<CreatedEvidenceUpload> {
+  const now = deps.clock.now();
+  const upload = await insertUpload(deps.db, {
+    storage_key: newStorageKey(),
+    org_id: orgId,
+    kind: input.kind,
+    sha256: input.sha256,
+    size_bytes: input.size_bytes,
+    backend: deps.storage.backend,
+    created_at: now,
+    expires_at: new Date(now.getTime() + deps.ttlSeconds * 1000),
+  });
+  return { upload, presigned: await deps.storage.presignUpload(targetOf(upload), now) };
+}
+
+function raiseFor(outcome: Exclude<VerifyOutcome, 'verified'>, u: EvidenceUploadRow): never {
+  if (outcome === 'missing') throw Errors.evidenceNotUploaded();
+  if (outcome === 'size_mismatch') throw Errors.evidenceSizeMismatch(u.size_bytes);
+  throw Errors.evidenceChecksumMismatch();
+}
+
+/**
+ * Receives the bytes of a local-backend upload at its signed URL.
+ * @throws ProblemError 403 `evidence.signature_invalid` (also for an unknown key: the URL proves
+ * nothing), 410 `evidence.upload_expired`, 409 `evidence.already_uploaded`, 400
+ * `evidence.size_mismatch` / `evidence.checksum_mismatch`.
+ */
+export async function receiveEvidence(
+  deps: EvidenceDeps,
+  key: string,
+  signed: SignedQuery,
+  contentLength: number | undefined,
+  body: Readable,
+): Promise<EvidenceUploadRow> {
+  const storage = deps.storage;
+  const found = storage instanceof LocalEvidenceStorage ? await getUpload(deps.db, signed.org, key) : null;
+  if (!found || found.backend !== 'local' || !(storage instanceof LocalEvidenceStorage)) {
+    throw Errors.evidenceSignatureInvalid();
+  }
+  const target = targetOf(found);
+  if (!storage.signatureValid(target, signed)) throw Errors.evidenceSignatureInvalid();
+  if (deps.clock.now().getTime() >= signed.expires * 1000) throw Errors.evidenceUploadExpired();
+  if (found.verified_at) throw Errors.evidenceAlreadyUploaded();
+  if (contentLength !== undefined && contentLength !== found.size_bytes)
+    throw Errors.evidenceSizeMismatch(found.size_bytes);
+  const outcome = await storage.receive(target, body);
+  if (outcome !== 'verified') raiseFor(outcome, found);
+  const verified = await markVerified(deps.db, found.org_id, key, deps.clock.now());
+  if (!verified) throw Errors.evidenceAlreadyUploaded();
+  return verified;
+}
+
+/**
+ * Checks what the backend holds under the key (size and SHA-256, read back in a stream) and marks the
+ * upload verified; idempotent once verified.
+ * @throws ProblemError 404 `evidence.not_found`, 409 `evidence.not_uploaded`, 400
+ * `evidence.size_mismatch` / `evidence.checksum_mismatch` (the S3 object is then deleted).
+ */
+export async function completeEvidenceUpload(
+  deps: EvidenceDeps,
+  orgId: string,
+  key: string,
+): Promise<EvidenceUploadRow> {
+  const found = await getUpload(deps.db, orgId, key);
+  if (!found) throw Errors.evidenceNotFound();
+  if (found.verified_at) return found;
+  const outcome = await deps.storage.verify(targetOf(found));
+  if (outcome !== 'verified') raiseFor(outcome, found);
+  return (await markVerified(deps.db, orgId, key, deps.clock.now())) ?? (await getUpload(deps.db, orgId, key))!;
+}
+
+/** Removes an organization's evidence files or objects (organization deletion). */
+export async function removeOrgEvidence(deps: Pick<EvidenceDeps, 'storage'>, orgId: string): Promise<void> {
+  await deps.storage.removeOrg(orgId);
+}

@@ -1,0 +1,178 @@
+/**
+ * The redactor: what labeled events store instead of raw text (docs/api.md, "Redaction policy").
+ * Each text runs through the scan engine's own PII detector (regex recognizers + the pii-ner model
+ * through the worker pool: the same detector a scan runs, and nothing else), and every span it
+ * reports is obfuscated as the organization's policy in force says (obfuscate.ts). When the NER model
+ * cannot answer, the detector keeps its regex items (a note, no error): names may then be left,
+ * structured identifiers never. An overloaded pool is 503 and a passed deadline 504: nothing is returned
+ * to store.
+ */
+import type { ScanEngine } from '../../engine/pipeline.ts';
+import type { FindingItem } from '../../engine/detector.ts';
+import { ModelDeadlineError, ModelOverloadedError } from '../../engine/model-client.ts';
+import { Errors, type ValidationIssue } from '../../lib/errors.ts';
+import { obfuscateText, organizationHashKey, type ObfuscationRules } from './obfuscate.ts';
+import { getRedactionPolicy, type RedactionPolicyDeps } from './policy.ts';
+
+export interface RedactableFields {
+  input?: string | null;
+  output?: string | null;
+  comparator?: unknown;
+}
+
+export interface RedactedFields {
+  input_redacted: string | null;
+  output_redacted: string | null;
+  comparator: unknown | null;
+}
+
+export interface RedactionOutcome {
+  events: RedactedFields[];
+  redaction_version: string;
+  redaction_policy_id: string | null;
+}
+
+/** What the redactor runs on; server/services.ts builds it (AppServices.redaction). */
+export interface RedactionDeps extends RedactionPolicyDeps {
+  /** The scan engine: only its `pii` detector is run. */
+  engine: ScanEngine;
+  /** keyring.redactionHash: the per-organization hash keys derive from it. */
+  hashKey: Buffer;
+  /** Model inference must finish within this (SCAN_DEADLINE_MS). */
+  deadlineMs: number;
+}
+
+/** Events per call (the append operation's own bound). */
+export const MAX_REDACT_EVENTS = 100;
+/**
+ * Comparator bounds, per event: nesting depth, and strings (values and object keys; each distinct
+ * one of a batch is one detector run). The body limit bounds the rest.
+ */
+export const MAX_COMPARATOR_DEPTH = 32;
+export const MAX_COMPARATOR_STRINGS = 50_000;
+
+const PII = 'pii';
+/**
+ * Texts of one batch in the detector at once: enough for the dispatcher to micro-batch them, few
+ * enough that a large comparator does not fill the pool's queue (POOL_QUEUE_MAX) that scans share.
+ */
+const IN_FLIGHT = 64;
+
+/**
+ * Redacts a batch (1–100 events) of one organization under the policy in force now.
+ * @throws ProblemError 400 `request.validation_failed` (batch size, comparator too deep or too large),
+ * 503 `service.overloaded`, 504 `redaction_policy.redactor_deadline_exceeded`.
+ */
+export async function redactEvents(
+  deps: RedactionDeps,
+  orgId: string,
+  events: RedactableFields[],
+): Promise<RedactionOutcome> {
+  if (events.length < 1 || events.length > MAX_REDACT_EVENTS)
+    throw Errors.validationFailed([{ path: 'events', message: `must hold 1 to ${MAX_REDACT_EVENTS} events` }]);
+  const issues = events.flatMap((e, i) => comparatorIssues(e.comparator, `events.${i}.comparator`));
+  if (issues.length > 0) throw Errors.validationFailed(issues);
+  const policy = await getRedactionPolicy(deps, orgId);
+  const redactor = new TextRedactor(deps, policy, organizationHashKey(deps.hashKey, orgId));
+  try {
+    const redacted = await Promise.all(
+      events.map(async (e) => {
+        const [input, output, comparator] = await Promise.all([
+          redactor.optional(e.input),
+          redactor.optional(e.output),
+          e.comparator === undefined || e.comparator === null ? null : redactValue(redactor, e.comparator),
+        ]);
+        return { input_redacted: input, output_redacted: output, comparator };
+      }),
+    );
+    return { events: redacted, redaction_version: policy.redaction_version, redaction_policy_id: policy.id };
+  } catch (err) {
+    if (err instanceof ModelOverloadedError) throw Errors.overloaded(err.retryAfterSeconds);
+    if (err instanceof ModelDeadlineError) throw Errors.redactionDeadlineExceeded(deps.deadlineMs);
+    throw err;
+  }
+}
+
+/** Runs the PII detector once per distinct text of a batch and obfuscates what it found. */
+class TextRedactor {
+  private readonly done = new Map<string, Promise<string>>();
+  private readonly deadlineAt: number;
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly deps: RedactionDeps,
+    private readonly rules: ObfuscationRules,
+    private readonly orgKey: Buffer,
+  ) {
+    this.deadlineAt = Date.now() + deps.deadlineMs;
+  }
+
+  optional(text: string | null | undefined): Promise<string | null> {
+    return text === undefined || text === null ? Promise.resolve(null) : this.text(text);
+  }
+
+  text(text: string): Promise<string> {
+    if (text.trim() === '') return Promise.resolve(text);
+    let out = this.done.get(text);
+    if (!out) {
+      out = this.items(text).then((items) => obfuscateText(text, items, this.rules, this.orgKey));
+      // one failure fails the batch; the promise is awaited there, so no unhandled rejection here
+      out.catch(() => undefined);
+      this.done.set(text, out);
+    }
+    return out;
+  }
+
+  private async items(text: string): Promise<FindingItem[]> {
+    if (this.running >= IN_FLIGHT) await new Promise<void>((go) => this.waiting.push(go));
+    this.running += 1;
+    try {
+      const outcome = await this.deps.engine.scan(
+        { surface: 'document', text, tier: 'accurate', detectors: [PII] },
+        { deadlineAt: this.deadlineAt },
+      );
+      return outcome.runs.find((r) => r.result.detector === PII)?.result.items ?? [];
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/** A comparator payload with every string (object keys included) redacted; other values kept. */
+async function redactValue(redactor: TextRedactor, value: unknown): Promise<unknown> {
+  if (typeof value === 'string') return redactor.text(value);
+  if (Array.isArray(value)) return Promise.all(value.map((v) => redactValue(redactor, v)));
+  if (value !== null && typeof value === 'object') {
+    const entries = await Promise.all(
+      Object.entries(value).map(async ([k, v]) => [await redactor.text(k), await redactValue(redactor, v)] as const),
+    );
+    return Object.fromEntries(entries);
+  }
+  return value;
+}
+
+/** Why a comparator is beyond the bounds (too deep, too many strings), or nothing. */
+function comparatorIssues(value: unknown, path: string): ValidationIssue[] {
+  let strings = 0;
+  let tooDeep = false;
+  const walk = (v: unknown, depth: number): void => {
+    if (tooDeep || strings > MAX_COMPARATOR_STRINGS) return;
+    if (typeof v === 'string') strings += 1;
+    if (v === null || typeof v !== 'object') return;
+    if (depth >= MAX_COMPARATOR_DEPTH) {
+      tooDeep = true;
+      return;
+    }
+    for (const [k, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+      if (typeof k === 'string') strings += 1;
+      walk(child, depth + 1);
+    }
+  };
+  walk(value, 0);
+  if (tooDeep) return [{ path, message: `must nest at most ${MAX_COMPARATOR_DEPTH} levels deep` }];
+  if (strings > MAX_COMPARATOR_STRINGS)
+    return [{ path, message: `must hold at most ${MAX_COMPARATOR_STRINGS} strings (object keys included)` }];
+  return [];
+}

@@ -1,0 +1,91 @@
+/**
+ * Red-team findings (issue 20): added to a running run in batches of 1 to 100, listed per run. The
+ * run row is locked while they are inserted, so findings never land on a run a concurrent finalize
+ * has just finished. A `representative_event_id` must name a labeled event of the organization.
+ */
+import { Errors } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { fetchPage, type Page } from '../../lib/keyset-page.ts';
+import { insertManagementAudit } from '../../store/audit.ts';
+import { withTransaction } from '../../store/db.ts';
+import * as store from '../../store/redteam.ts';
+import type { FrameworkRef, RedteamFindingRow, Severity } from '../../store/redteam.ts';
+import type { RedteamActor, RedteamDeps } from './runs.ts';
+
+/** One validated finding of an add-findings body. */
+export interface FindingInput {
+  attack_class: string;
+  severity: Severity;
+  title: string;
+  description: string;
+  framework_refs: FrameworkRef[];
+  representative_event_id: string | null;
+  remediation_class: string;
+}
+
+export interface AddFindingsInput {
+  findings: FindingInput[];
+}
+
+export interface AddedFindings {
+  accepted: number;
+  finding_ids: string[];
+}
+
+/**
+ * Adds findings to a running run, all or none. Checks, in order: unknown run (404), finished run
+ * (409), a `representative_event_id` naming no labeled event of the organization (400).
+ */
+export async function addFindings(
+  deps: RedteamDeps,
+  orgId: string,
+  runId: string,
+  input: AddFindingsInput,
+  actor: RedteamActor,
+): Promise<AddedFindings> {
+  const now = deps.clock.now();
+  return withTransaction(deps.db, async (tx) => {
+    const run = await store.getRun(tx, orgId, runId, true);
+    if (!run) throw Errors.redteamRunNotFound(runId);
+    if (run.state === 'finished') throw Errors.redteamRunAlreadyFinalized(runId);
+    const named = [...new Set(input.findings.flatMap((f) => f.representative_event_id ?? []))];
+    const known = await store.existingLabeledEvents(tx, orgId, named);
+    const unknown = input.findings.flatMap((f, i) =>
+      f.representative_event_id !== null && !known.has(f.representative_event_id)
+        ? [{ path: `findings.${i}.representative_event_id`, message: 'names no labeled event of this organization' }]
+        : [],
+    );
+    if (unknown.length > 0) throw Errors.redteamUnknownEvent(unknown);
+    const rows = input.findings.map((f) => ({ id: newId('redteamFinding', now.getTime()), ...f }));
+    await store.insertFindings(tx, orgId, runId, now, rows);
+    const classes = [...new Set(input.findings.map((f) => f.attack_class))];
+    await insertManagementAudit(tx, orgId, {
+      created: now,
+      actorId: actor.id,
+      requestId: actor.requestId,
+      resourceType: 'redteam_run',
+      resourceId: runId,
+      changeSummary:
+        `${rows.length} red-team finding(s) added (${classes.slice(0, 5).join(', ')}${classes.length > 5 ? ', …' : ''})`.slice(
+          0,
+          500,
+        ),
+    });
+    return { accepted: rows.length, finding_ids: rows.map((r) => r.id) };
+  });
+}
+
+/**
+ * One page of a run's findings, newest first.
+ * @throws ProblemError 404 `redteam.run_not_found` when the run is unknown in this organization.
+ */
+export async function listFindings(
+  deps: RedteamDeps,
+  orgId: string,
+  runId: string,
+  beforeId: string | undefined,
+  limit: number,
+): Promise<Page<RedteamFindingRow>> {
+  if (!(await store.getRun(deps.db, orgId, runId))) throw Errors.redteamRunNotFound(runId);
+  return fetchPage(limit, (n) => store.listFindings(deps.db, orgId, runId, beforeId, n));
+}

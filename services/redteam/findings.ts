@@ -9,19 +9,11 @@ import { fetchPage, type Page } from '../../lib/keyset-page.ts';
 import { insertManagementAudit } from '../../store/audit.ts';
 import { withTransaction } from '../../store/db.ts';
 import * as store from '../../store/redteam.ts';
-import type { FrameworkRef, RedteamFindingRow, Severity } from '../../store/redteam.ts';
+import type { RedteamFindingRow } from '../../store/redteam.ts';
 import type { RedteamActor, RedteamDeps } from './runs.ts';
 
 /** One validated finding of an add-findings body. */
-export interface FindingInput {
-  attack_class: string;
-  severity: Severity;
-  title: string;
-  description: string;
-  framework_refs: FrameworkRef[];
-  representative_event_id: string | null;
-  remediation_class: string;
-}
+export type FindingInput = Omit<RedteamFindingRow, 'id' | 'org_id' | 'run_id' | 'created_at'>;
 
 export interface AddFindingsInput {
   findings: FindingInput[];

@@ -1,4 +1,5 @@
 import * as cleanupIdempotencyKeys from './cleanup-idempotency-keys.ts';
+import * as expireEvidenceUploads from './expire-evidence-uploads.ts';
 import * as expireScanContent from './expire-scan-content.ts';
 import * as finishOrganizationDeletions from './finish-organization-deletions.ts';
 import * as pruneWebhookDeliveries from './prune-webhook-deliveries.ts';
@@ -10,4 +11,5 @@ export const JOBS: readonly JobModule[] = [
   cleanupIdempotencyKeys,
   pruneWebhookDeliveries,
   finishOrganizationDeletions,
+  expireEvidenceUploads,
 ];

@@ -62,3 +62,26 @@ export async function verifiedKeys(q: Queryable, orgId: string, keys: readonly s
   );
   return new Set(rows.map((r) => r.storage_key));
 }
+
+/** Uploads never verified whose URL expired before `before`, oldest first (the cleanup job). */
+export async function listAbandonedUploads(
+  q: Queryable,
+  before: Date,
+  limit: number,
+): Promise<Pick<EvidenceUploadRow, 'org_id' | 'storage_key'>[]> {
+  const { rows } = await q.query<Pick<EvidenceUploadRow, 'org_id' | 'storage_key'>>(
+    `SELECT org_id, storage_key FROM evidence_uploads
+      WHERE verified_at IS NULL AND expires_at < $1 ORDER BY expires_at LIMIT $2`,
+    [before, limit],
+  );
+  return rows;
+}
+
+/** Deletes the given uploads if they are still unverified (a late upload that verified meanwhile stays). */
+export async function deleteUnverifiedUploads(q: Queryable, keys: readonly string[]): Promise<number> {
+  const { rowCount } = await q.query(
+    'DELETE FROM evidence_uploads WHERE storage_key = ANY($1::text[]) AND verified_at IS NULL',
+    [keys],
+  );
+  return rowCount ?? 0;
+}

@@ -92,6 +92,10 @@ export class LocalEvidenceStorage implements EvidenceStorage {
     return compareDigest(await digestStream(createReadStream(file), t.sizeBytes), t);
   }
 
+  async remove(t: Pick<UploadTarget, 'orgId' | 'key'>): Promise<void> {
+    await rm(this.fileOf(t.orgId, t.key), { force: true });
+  }
+
   async removeOrg(orgId: string): Promise<void> {
     await rm(path.join(this.root, orgId), { recursive: true, force: true });
   }

@@ -96,6 +96,11 @@ export class S3EvidenceStorage implements EvidenceStorage {
     return outcome;
   }
 
+  async remove(t: Pick<UploadTarget, 'orgId' | 'key'>): Promise<void> {
+    // S3 answers a delete of a missing key with success
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.o.bucket, Key: this.objectKey(t) }));
+  }
+
   async removeOrg(orgId: string): Promise<void> {
     for (;;) {
       const page = await this.client.send(

@@ -32,6 +32,8 @@ export interface EvidenceStorage {
   presignUpload(t: UploadTarget, now: Date): Promise<PresignedUpload>;
   /** Reads the stored object back (streaming) and checks its size and SHA-256. */
   verify(t: UploadTarget): Promise<VerifyOutcome>;
+  /** Removes one object, if there is one (an abandoned upload). */
+  remove(t: Pick<UploadTarget, 'orgId' | 'key'>): Promise<void>;
   /** Removes every object of an organization (organization deletion). */
   removeOrg(orgId: string): Promise<void>;
 }

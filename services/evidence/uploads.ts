@@ -4,6 +4,7 @@
  * is set — on receipt for the local backend, on `:complete` for S3. A labeled-event append may only
  * reference verified keys (store/evidence.ts verifiedKeys).
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.ts';
@@ -52,6 +53,14 @@ export function evidenceStorageFromConfig(
     forcePathStyle: config.EVIDENCE_S3_FORCE_PATH_STYLE,
     credentials: id && secret ? { accessKeyId: id, secretAccessKey: secret } : undefined,
   });
+}
+
+/**
+ * The configured backend for removing objects only (the cleanup job, which holds no keyring): it is
+ * built with a random signing key, so a URL it presigned would never verify.
+ */
+export function evidenceRemoverFromConfig(config: Readonly<Config>): Pick<EvidenceStorage, 'remove' | 'removeOrg'> {
+  return evidenceStorageFromConfig(config, 'http://localhost', randomBytes(32));
 }
 
 /** `ev_` + 33 base62 characters (192 random bits): unguessable, and safe in a path segment. */
@@ -137,9 +146,4 @@ export async function completeEvidenceUpload(
   const outcome = await deps.storage.verify(targetOf(found));
   if (outcome !== 'verified') raiseFor(outcome, found);
   return (await markVerified(deps.db, orgId, key, deps.clock.now())) ?? (await getUpload(deps.db, orgId, key))!;
-}
-
-/** Removes an organization's evidence files or objects (organization deletion). */
-export async function removeOrgEvidence(deps: Pick<EvidenceDeps, 'storage'>, orgId: string): Promise<void> {
-  await deps.storage.removeOrg(orgId);
 }

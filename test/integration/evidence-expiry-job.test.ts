@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as expireEvidenceUploads from '../../jobs/expire-evidence-uploads.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { buildOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { buildOrg, isolatedDatabase, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { createUpload, evidence, localPath, putLocal } from './evidence-fixture.ts';
 
 const clock = new ManualClock(new Date());
@@ -18,7 +18,11 @@ let app: TestApp;
 let org: TestOrg;
 
 beforeAll(async () => {
-  app = await startTestApp({ clock, env: { DATA_DIR: dataDir, RETENTION_BATCH_SIZE: '1' } });
+  // a database of its own: the job spans organizations, and other files' uploads must neither count nor go
+  app = await startTestApp({
+    clock,
+    env: { DATABASE_URL: await isolatedDatabase(), DATA_DIR: dataDir, RETENTION_BATCH_SIZE: '1' },
+  });
   org = await buildOrg(app);
 });
 afterAll(async () => {

@@ -13,3 +13,18 @@ export const instant = z.iso
 /** The `since` < `until` check of a time window (`since` inclusive, `until` exclusive). */
 export const windowInOrder = (q: { since?: Date | undefined; until?: Date | undefined }) =>
   !(q.since && q.until && q.since >= q.until);
+
+/** The body of a POST that takes none (revoke, rotate, accept, complete): an empty object is tolerated. */
+export const emptyBody = z.strictObject({});
+
+/**
+ * An instant inside a signed keyset cursor: the exact RFC 3339 text `Date#toISOString` wrote (any other
+ * text is a cursor we did not mint), as a Date.
+ */
+export const cursorInstant = z
+  .string()
+  .refine((s) => {
+    const d = new Date(s);
+    return !Number.isNaN(d.getTime()) && d.toISOString() === s;
+  })
+  .transform((s) => new Date(s));

@@ -18,6 +18,26 @@ export const pageQuery = pageQueryUpTo(200);
 export type PageQuery = z.infer<typeof pageQuery>;
 
 /**
+ * A signed cursor's payload, read against `shape` (a keyset position, an offset).
+ * @throws ProblemError 400 `<list>.invalid_cursor` for a tampered, foreign or malformed cursor, or one
+ * whose payload is not of that shape.
+ */
+export function readCursor<T>(
+  codec: CursorCodec,
+  list: string,
+  orgId: string,
+  cursor: string | undefined,
+  shape: z.ZodType<T>,
+): T | undefined {
+  if (cursor === undefined) return undefined;
+  const parsed = shape.safeParse(codec.decode(list, orgId, cursor));
+  if (!parsed.success) throw Errors.invalidCursor(list);
+  return parsed.data;
+}
+
+const idPosition = z.object({ before: z.string() });
+
+/**
  * Keyset position of a list ordered by id descending, read from a signed cursor.
  * @throws ProblemError 400 `<list>.invalid_cursor` for a tampered, foreign or malformed cursor.
  */
@@ -27,10 +47,7 @@ export function readIdCursor(
   orgId: string,
   cursor: string | undefined,
 ): string | undefined {
-  if (cursor === undefined) return undefined;
-  const payload = codec.decode(list, orgId, cursor);
-  if (!payload || typeof payload.before !== 'string') throw Errors.invalidCursor(list);
-  return payload.before;
+  return readCursor(codec, list, orgId, cursor, idPosition)?.before;
 }
 
 /** `{data, next_cursor}`; `next_cursor` is null on the last page. */

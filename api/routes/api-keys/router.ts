@@ -1,9 +1,10 @@
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../../services/api-keys.ts';
 import type { AppServices } from '../../context.ts';
+import { emptyBody } from '../../fields.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentApiKey } from './presenter.ts';
-import { apiKeyIdParams, createApiKeyBody, emptyBody, listApiKeysQuery } from './schema.ts';
+import { apiKeyIdParams, createApiKeyBody, listApiKeysQuery } from './schema.ts';
 
 const LIST = 'api_keys';
 

@@ -34,9 +34,6 @@ export const createApiKeyBody = z
 // A validated body is what services/api-keys.ts declares: this stops compiling when the two drift.
 createApiKeyBody satisfies z.ZodType<CreateKeyInput>;
 
-/** Rotate and revoke take no body; an empty object is tolerated. */
-export const emptyBody = z.strictObject({});
-
 export const listApiKeysQuery = pageQuery;
 
 export type CreateApiKeyBody = z.infer<typeof createApiKeyBody>;

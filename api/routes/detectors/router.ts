@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { ScanEngine } from '../../../engine/pipeline.ts';
 import type { AppServices } from '../../context.ts';
-import { Errors } from '../../../lib/errors.ts';
-import { pageQuery } from '../../pagination.ts';
+import { pageQuery, readCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 
 const LIST = 'detectors';
+/** What a catalog cursor carries: where the next page starts. */
+const offsetPosition = z.object({ offset: z.number().int().min(0) });
 
 /**
  * The detector catalog `GET /v1/detectors`: unscoped (any valid key). The list is short and the
@@ -32,13 +33,7 @@ export function detectorRoutes(routes: Routes, s: AppServices, engine: ScanEngin
           warn_above: d.thresholds.warn_above,
         },
       }));
-      let start = 0;
-      if (query.cursor !== undefined) {
-        const payload = s.cursors.decode(LIST, principal.org_id, query.cursor);
-        const at = z.object({ offset: z.number().int().min(0) }).safeParse(payload);
-        if (!at.success) throw Errors.invalidCursor(LIST);
-        start = at.data.offset;
-      }
+      const start = readCursor(s.cursors, LIST, principal.org_id, query.cursor, offsetPosition)?.offset ?? 0;
       const slice = all.slice(start, start + query.limit);
       const more = start + query.limit < all.length;
       res.json({

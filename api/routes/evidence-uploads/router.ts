@@ -4,9 +4,10 @@ import {
   receiveEvidence,
   type EvidenceDeps,
 } from '../../../services/evidence/uploads.ts';
+import { emptyBody } from '../../fields.ts';
 import type { Routes } from '../../route.ts';
 import { presentCreatedUpload, presentEvidenceUpload } from './presenter.ts';
-import { createEvidenceUploadBody, emptyBody, storageKeyParams, uploadContentQuery } from './schema.ts';
+import { createEvidenceUploadBody, storageKeyParams, uploadContentQuery } from './schema.ts';
 
 /**
  * Evidence uploads (docs/evidence.md): create `POST /v1/evidence-uploads` (201, a presigned upload URL)

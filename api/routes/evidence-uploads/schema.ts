@@ -26,6 +26,3 @@ export const uploadContentQuery = z.object({
   expires: z.string().default(''),
   signature: z.string().default(''),
 });
-
-/** `:complete` takes no body; an empty object is tolerated. */
-export const emptyBody = z.strictObject({});

@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import { acceptInvite, createInvite, listInvites, revokeInvite } from '../../../services/invites.ts';
 import type { AppServices } from '../../context.ts';
+import { emptyBody } from '../../fields.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentAccepted, presentInvite } from './presenter.ts';
-import { createInviteBody, emptyBody, inviteIdParams, inviteTokenParams, listInvitesQuery } from './schema.ts';
+import { createInviteBody, inviteIdParams, inviteTokenParams, listInvitesQuery } from './schema.ts';
 
 const LIST = 'invites';
 

@@ -19,7 +19,4 @@ export const inviteIdParams = z.object({
  */
 export const inviteTokenParams = z.object({ token: z.string() });
 
-/** Revoke and accept take no body; an empty object is tolerated. */
-export const emptyBody = z.strictObject({});
-
 export const listInvitesQuery = pageQuery;

@@ -1,5 +1,3 @@
-import type { CursorCodec } from '../../../lib/cursor.ts';
-import { Errors } from '../../../lib/errors.ts';
 import {
   appendLabeledEvents,
   deleteLabeledEvent,
@@ -7,8 +5,8 @@ import {
   listLabeledEvents,
   type LabeledEventDeps,
 } from '../../../services/labeled-events.ts';
-import type { LabeledEventPosition } from '../../../store/labeled-events.ts';
 import type { AppServices } from '../../context.ts';
+import { readCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentLabeledEvent } from './presenter.ts';
 import { appendBody, cursorPayload, eventIdParams, listQuery } from './schema.ts';
@@ -37,7 +35,7 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
     access: 'labeled_events:read',
     query: listQuery,
     handler: async ({ res, principal, query }) => {
-      const after = readCursor(s.cursors, principal.org_id, query.cursor);
+      const after = readCursor(s.cursors, LIST, principal.org_id, query.cursor, cursorPayload);
       const { rows, more } = await listLabeledEvents(deps, principal.org_id, query, after);
       const last = rows.at(-1);
       res.json({
@@ -66,15 +64,4 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
       res.status(204).send();
     },
   });
-}
-
-/**
- * The keyset position a list cursor carries.
- * @throws ProblemError 400 `labeled_events.invalid_cursor` for a tampered, foreign or malformed cursor.
- */
-function readCursor(codec: CursorCodec, orgId: string, cursor: string | undefined): LabeledEventPosition | undefined {
-  if (cursor === undefined) return undefined;
-  const parsed = cursorPayload.safeParse(codec.decode(LIST, orgId, cursor));
-  if (!parsed.success) throw Errors.invalidCursor(LIST);
-  return parsed.data;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LabeledEventInput, ListLabeledEventsInput } from '../../../services/labeled-events.ts';
-import { instant } from '../../fields.ts';
+import { cursorInstant, instant } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
@@ -144,12 +144,6 @@ export const listQuery = pageQuery
 
 /** What a list cursor carries: the last row's position (observed_at as RFC 3339, id). */
 export const cursorPayload = z.strictObject({
-  observed_at: z
-    .string()
-    .refine((s) => {
-      const d = new Date(s);
-      return !Number.isNaN(d.getTime()) && d.toISOString() === s;
-    })
-    .transform((s) => new Date(s)),
+  observed_at: cursorInstant,
   id: z.string().regex(EVENT_ID),
 });

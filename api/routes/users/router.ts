@@ -1,7 +1,6 @@
-import type { CursorCodec } from '../../../lib/cursor.ts';
-import { Errors } from '../../../lib/errors.ts';
-import { changeMemberRole, listOrgMembers, removeMember, type MemberPosition } from '../../../services/members.ts';
+import { changeMemberRole, listOrgMembers, removeMember } from '../../../services/members.ts';
 import type { AppServices } from '../../context.ts';
+import { readCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentUser } from './presenter.ts';
 import { changeRoleBody, listUsersQuery, memberCursorPayload, userIdParams } from './schema.ts';
@@ -18,7 +17,7 @@ export function userRoutes(routes: Routes, s: AppServices): void {
     access: 'admin',
     query: listUsersQuery,
     handler: async ({ res, principal, query }) => {
-      const after = readMemberCursor(s.cursors, principal.org_id, query.cursor);
+      const after = readCursor(s.cursors, LIST, principal.org_id, query.cursor, memberCursorPayload);
       const { rows, more } = await listOrgMembers(s.identity, principal.org_id, after, query.limit);
       const last = rows.at(-1);
       res.json({
@@ -49,16 +48,4 @@ export function userRoutes(routes: Routes, s: AppServices): void {
       res.status(204).send();
     },
   });
-}
-
-/**
- * The keyset position a member-list cursor carries.
- * @throws ProblemError 400 `users.invalid_cursor` for a tampered, foreign or malformed cursor, or one
- * whose payload is not a position.
- */
-function readMemberCursor(codec: CursorCodec, orgId: string, cursor: string | undefined): MemberPosition | undefined {
-  if (cursor === undefined) return undefined;
-  const parsed = memberCursorPayload.safeParse(codec.decode(LIST, orgId, cursor));
-  if (!parsed.success) throw Errors.invalidCursor(LIST);
-  return parsed.data;
 }

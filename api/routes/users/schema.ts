@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { USER_ROLES, type ChangeMemberRoleInput } from '../../../services/members.ts';
+import { cursorInstant } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
 
 export const USER_ID = /^usr_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -16,12 +17,6 @@ export const listUsersQuery = pageQuery;
 
 /** What a member-list cursor carries: the last row's position (created_at as RFC 3339, id). */
 export const memberCursorPayload = z.strictObject({
-  created_at: z
-    .string()
-    .refine((s) => {
-      const d = new Date(s);
-      return !Number.isNaN(d.getTime()) && d.toISOString() === s;
-    })
-    .transform((s) => new Date(s)),
+  created_at: cursorInstant,
   id: z.string().regex(USER_ID),
 });

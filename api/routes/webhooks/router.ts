@@ -10,13 +10,13 @@ import {
   type WebhookDeps,
 } from '../../../services/webhooks/subscriptions.ts';
 import type { AppServices } from '../../context.ts';
+import { emptyBody } from '../../fields.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentDelivery, presentWebhook } from './presenter.ts';
 import {
   createWebhookBody,
   deliveryIdParams,
-  emptyBody,
   listDeliveriesQuery,
   listWebhooksQuery,
   rotateSecretBody,

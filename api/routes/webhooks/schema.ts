@@ -50,7 +50,4 @@ export const listDeliveriesQuery = pageQuery.extend({
   since: instant.optional(),
 });
 
-/** Redelivery takes no body; an empty object is tolerated. */
-export const emptyBody = z.strictObject({});
-
 export type CreateWebhookBody = z.infer<typeof createWebhookBody>;

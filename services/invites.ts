@@ -13,7 +13,7 @@ import { insertManagementAudit } from '../store/audit.ts';
 import { withTransaction } from '../store/db.ts';
 import * as invites from '../store/invites.ts';
 import type { InviteRow } from '../store/invites.ts';
-import { getOrg, type OrgRow } from '../store/orgs.ts';
+import { getOrg, lockOrg, type OrgRow } from '../store/orgs.ts';
 import { addMemberRow, findUserBySubject, type UserRow } from '../store/users.ts';
 import type { IdentityDeps } from './identity.ts';
 import { IdentityProviderError } from './identity-provider.ts';
@@ -70,7 +70,7 @@ export async function createInvite(
   const token = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
   const { invite, orgName } = await withTransaction(deps.db, async (tx) => {
-    const org = await invites.lockInviteOrganization(tx, orgId);
+    const org = await lockOrg(tx, orgId, 'share');
     if (!org) throw Errors.organizationNotFound(orgId);
     const invite = await invites.insertInvite(
       tx,
@@ -182,7 +182,7 @@ export async function acceptInvite(
     const locked = await invites.findInviteByTokenHash(tx, tokenHash, true);
     if (!locked || locked.revoked_at || locked.accepted_at) throw Errors.inviteNotFound();
     // share-locked like on create: an organization delete's member guard sees this member or runs first
-    if (!(await invites.lockInviteOrganization(tx, locked.org_id))) throw Errors.inviteNotFound();
+    if (!(await lockOrg(tx, locked.org_id, 'share'))) throw Errors.inviteNotFound();
     const now = deps.clock.now();
     const user = await addMemberRow(tx, {
       id: newId('user', now.getTime()),

@@ -11,7 +11,9 @@ import type { Clock } from '../lib/clock.ts';
 import { fetchPage, type Page } from '../lib/keyset-page.ts';
 import { insertManagementAudit } from '../store/audit.ts';
 import { withTransaction, type Db } from '../store/db.ts';
+import { verifiedKeys } from '../store/evidence.ts';
 import * as store from '../store/labeled-events.ts';
+import { runsOfOrg } from '../store/redteam.ts';
 import type {
   LabeledEventFilters,
   LabeledEventPosition,
@@ -115,7 +117,7 @@ export async function appendLabeledEvents(
 async function checkEvidence(deps: LabeledEventDeps, orgId: string, events: LabeledEventInput[]): Promise<void> {
   const keys = [...new Set(events.flatMap((e) => e.evidence_blob_keys.map((k) => k.storage_key)))];
   if (keys.length === 0) return;
-  const verified = await store.verifiedEvidenceKeys(deps.db, orgId, keys);
+  const verified = await verifiedKeys(deps.db, orgId, keys);
   const errors = events.flatMap((e, i) =>
     e.evidence_blob_keys.flatMap((k, j) =>
       verified.has(k.storage_key)
@@ -135,7 +137,7 @@ async function checkRuns(deps: LabeledEventDeps, orgId: string, events: LabeledE
   const ids = [
     ...new Set(events.flatMap((e) => (e.source === 'redteam' && e.source_data?.run_id ? [e.source_data.run_id] : []))),
   ];
-  const runs = await store.runsOfOrg(deps.db, orgId, ids);
+  const runs = await runsOfOrg(deps.db, orgId, ids);
   const errors = events.flatMap((e, i) => {
     const id = e.source === 'redteam' ? e.source_data?.run_id : undefined;
     return id && !runs.has(id)

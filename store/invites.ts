@@ -103,19 +103,3 @@ export async function markInviteAccepted(
     userId,
   ]);
 }
-
-/**
- * The organization an invite is created or accepted in, its row share-locked until the transaction
- * ends: organization delete (which locks the row FOR UPDATE and refuses while an invite is pending or
- * another member exists) waits for the commit instead of missing it. Null when the organization is gone.
- */
-export async function lockInviteOrganization(
-  q: Queryable,
-  orgId: string,
-): Promise<{ id: string; display_name: string } | null> {
-  const { rows } = await q.query<{ id: string; display_name: string }>(
-    'SELECT id, display_name FROM organizations WHERE id = $1 FOR SHARE',
-    [orgId],
-  );
-  return rows[0] ?? null;
-}

@@ -115,28 +115,12 @@ export async function deleteLabeledEvent(
   return rows[0] ?? null;
 }
 
-/** Of `keys`, those uploaded to this organization and verified (evidence_uploads, store/evidence.ts's table). */
-export async function verifiedEvidenceKeys(q: Queryable, orgId: string, keys: string[]): Promise<Set<string>> {
-  if (keys.length === 0) return new Set();
-  const { rows } = await q.query<{ storage_key: string }>(
-    `SELECT storage_key FROM evidence_uploads
-      WHERE org_id = $1 AND verified_at IS NOT NULL AND storage_key = ANY($2::text[])`,
-    [orgId, keys],
+/** Which of `ids` name a labeled event of this organization (a red-team finding's representative event). */
+export async function existingLabeledEvents(q: Queryable, orgId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await q.query<{ id: string }>(
+    'SELECT id FROM labeled_events WHERE org_id = $1 AND id = ANY($2::text[])',
+    [orgId, ids],
   );
-  return new Set(rows.map((r) => r.storage_key));
-}
-
-export interface RunConsent {
-  training_consent: boolean;
-  state: string;
-}
-
-/** The red-team runs of this organization among `runIds` (redteam_runs, the red-team store's table). */
-export async function runsOfOrg(q: Queryable, orgId: string, runIds: string[]): Promise<Map<string, RunConsent>> {
-  if (runIds.length === 0) return new Map();
-  const { rows } = await q.query<RunConsent & { id: string }>(
-    'SELECT id, training_consent, state FROM redteam_runs WHERE org_id = $1 AND id = ANY($2::text[])',
-    [orgId, runIds],
-  );
-  return new Map(rows.map((r) => [r.id, { training_consent: r.training_consent, state: r.state }]));
+  return new Set(rows.map((r) => r.id));
 }

@@ -48,9 +48,20 @@ export async function lockBootstraps(tx: Queryable): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(727301002)');
 }
 
-/** The organization row, locked until the transaction `tx` ends (deletion guards hold under it). */
-export async function lockOrg(tx: Queryable, orgId: string): Promise<OrgRow | null> {
-  const { rows } = await tx.query<OrgRow>('SELECT * FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+/**
+ * The organization row, locked until the transaction `tx` ends; null when it is gone. Deletion takes it
+ * `update` (its guards hold under the lock); invite create and accept take it `share`, so a deletion
+ * waits for their commit instead of missing the new invite or member.
+ */
+export async function lockOrg(
+  tx: Queryable,
+  orgId: string,
+  mode: 'update' | 'share' = 'update',
+): Promise<OrgRow | null> {
+  const { rows } = await tx.query<OrgRow>(
+    `SELECT * FROM organizations WHERE id = $1 ${mode === 'share' ? 'FOR SHARE' : 'FOR UPDATE'}`,
+    [orgId],
+  );
   return rows[0] ?? null;
 }
 

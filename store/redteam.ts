@@ -133,16 +133,6 @@ export async function finishRun(q: Queryable, orgId: string, id: string, f: RunF
   return rows[0]!;
 }
 
-/** Which of `ids` name a labeled event of this organization. */
-export async function existingLabeledEvents(q: Queryable, orgId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const { rows } = await q.query<{ id: string }>(
-    'SELECT id FROM labeled_events WHERE org_id = $1 AND id = ANY($2::text[])',
-    [orgId, ids],
-  );
-  return new Set(rows.map((r) => r.id));
-}
-
 export type NewRedteamFinding = Omit<RedteamFindingRow, 'org_id' | 'run_id' | 'created_at'>;
 
 /** Inserts a run's findings in one statement (in the order given). */
@@ -179,4 +169,19 @@ export async function listFindings(
     [orgId, runId, beforeId ?? null, limit],
   );
   return rows;
+}
+
+export interface RunConsent {
+  training_consent: boolean;
+  state: string;
+}
+
+/** The red-team runs of this organization among `runIds`: their consent and state (a labeled-event append checks its run references). */
+export async function runsOfOrg(q: Queryable, orgId: string, runIds: string[]): Promise<Map<string, RunConsent>> {
+  if (runIds.length === 0) return new Map();
+  const { rows } = await q.query<RunConsent & { id: string }>(
+    'SELECT id, training_consent, state FROM redteam_runs WHERE org_id = $1 AND id = ANY($2::text[])',
+    [orgId, runIds],
+  );
+  return new Map(rows.map((r) => [r.id, { training_consent: r.training_consent, state: r.state }]));
 }

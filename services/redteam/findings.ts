@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids.ts';
 import { fetchPage, type Page } from '../../lib/keyset-page.ts';
 import { insertManagementAudit } from '../../store/audit.ts';
 import { withTransaction } from '../../store/db.ts';
+import { existingLabeledEvents } from '../../store/labeled-events.ts';
 import * as store from '../../store/redteam.ts';
 import type { RedteamFindingRow } from '../../store/redteam.ts';
 import type { RedteamActor, RedteamDeps } from './runs.ts';
@@ -41,7 +42,7 @@ export async function addFindings(
     if (!run) throw Errors.redteamRunNotFound(runId);
     if (run.state === 'finished') throw Errors.redteamRunAlreadyFinalized(runId);
     const named = [...new Set(input.findings.flatMap((f) => f.representative_event_id ?? []))];
-    const known = await store.existingLabeledEvents(tx, orgId, named);
+    const known = await existingLabeledEvents(tx, orgId, named);
     const unknown = input.findings.flatMap((f, i) =>
       f.representative_event_id !== null && !known.has(f.representative_event_id)
         ? [{ path: `findings.${i}.representative_event_id`, message: 'names no labeled event of this organization' }]

@@ -1,7 +1,7 @@
 /**
  * `npm run train:pi-semantic [-- --write]` — pi-semantic: frozen USE-lite embeddings + a logistic head
  * (issue 17). Features per text: the mean and the per-dimension max over its 128-token windows (first
- * and last `MAX_WINDOWS / 2` windows of longer text: `inference/semantic-classifier.ts` `pooledWindows`),
+ * and last `SEMANTIC_WINDOWS.maxWindows / 2` windows of longer text: `inference/semantic-classifier.ts` `pooledWindows`),
  * cached in `models/.cache/pi-semantic/`.
  *
  * Training: rows of `../shared/datasets/injection*.jsonl` outside the whole-source hold-out
@@ -36,16 +36,18 @@ import { semanticCard } from './pi-semantic-card.ts';
 import { FAMILY_TRAIN_ROWS } from './injection-data.ts';
 import { headScore, type LogisticHead } from '../../inference/logistic-head.ts';
 import { trainHead, zAverage } from './pi-semantic-head.ts';
-import { EMBEDDING_DIM as DIM, pooledEmbeddings, selectView, writeSemanticHead } from './semantic-features.ts';
+import {
+  EMBEDDING_DIM as DIM,
+  pooledEmbeddings,
+  SEMANTIC_WINDOWS,
+  selectView,
+  writeSemanticHead,
+} from './semantic-features.ts';
 
 const ID = 'pi-semantic';
 const VERSION = '0.1.1';
 const SEED = 1717;
-/** the engine's window for this model: 8 windows of 128 tokens hold about 4,000 characters */
-const MAX_CHARS = 4000;
 const DATASET_ROWS = 10_000;
-const MAX_WINDOWS = 8;
-const WINDOW_TOKENS = 128;
 const CACHE_DIR = path.join(REPO_ROOT, 'models/.cache/pi-semantic');
 const log = makeLogger('pi-semantic');
 
@@ -97,7 +99,12 @@ function trainingRows(): Row[] {
   return [...sample, ...fam];
 }
 
-const pooling = { windowTokens: WINDOW_TOKENS, maxWindows: MAX_WINDOWS, cacheDir: CACHE_DIR, log };
+const pooling = {
+  windowTokens: SEMANTIC_WINDOWS.windowTokens,
+  maxWindows: SEMANTIC_WINDOWS.maxWindows,
+  cacheDir: CACHE_DIR,
+  log,
+};
 const features = (name: string, texts: readonly string[], enc: () => Promise<SentenceEncoder>) =>
   pooledEmbeddings(name, texts, enc, pooling);
 const select = selectView;
@@ -212,9 +219,6 @@ function writeArtifact(head: LogisticHead, report: Record<string, FamilyStats[]>
     id: ID,
     version: VERSION,
     head,
-    windowTokens: WINDOW_TOKENS,
-    maxWindows: MAX_WINDOWS,
-    maxChars: MAX_CHARS,
     labels: ['benign', 'injection'],
     // served only as an input of the accurate tier's stacker (pi-accurate `combine`)
     metrics: {

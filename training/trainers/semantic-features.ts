@@ -94,13 +94,17 @@ export function selectView(x: Float32Array, n: number, view: PoolView, rows?: re
   return out;
 }
 
+/**
+ * The windows every sentence-encoder head is trained and served with (4,000 characters, at most 8 token
+ * windows of 128): one shape for all, so a message scored by two heads on one model thread (prompt
+ * injection and toxicity) is embedded once, through the thread's window LRU.
+ */
+export const SEMANTIC_WINDOWS = { windowTokens: 128, maxWindows: 8, maxChars: 4000 } as const;
+
 export interface SemanticHeadArtifact {
   id: string;
   version: string;
   head: LogisticHead;
-  windowTokens: number;
-  maxWindows: number;
-  maxChars: number;
   labels: [string, string];
   metrics: Record<string, unknown>;
   /** the rows the head was fitted on (their sha256 goes into the entry) */
@@ -119,8 +123,8 @@ export function writeSemanticHead(a: SemanticHeadArtifact): { encoder: string; f
   const featurizer: SemanticFeaturizer = {
     type: SEMANTIC_FEATURIZER,
     encoder,
-    window_tokens: a.windowTokens,
-    max_windows: a.maxWindows,
+    window_tokens: SEMANTIC_WINDOWS.windowTokens,
+    max_windows: SEMANTIC_WINDOWS.maxWindows,
   };
   upsertManifestEntry({
     id: a.id,
@@ -134,7 +138,7 @@ export function writeSemanticHead(a: SemanticHeadArtifact): { encoder: string; f
       pooling: 'per-dimension max over the token windows, then a logistic head on the standardised 512-d vector',
     },
     labels: a.labels,
-    max_chars: a.maxChars,
+    max_chars: SEMANTIC_WINDOWS.maxChars,
     metrics: a.metrics,
     training_data_sha256: sha256Hex(a.train.map((r) => `${r.label}\0${r.text}`).join('\n')),
     seed: a.seed,

@@ -44,7 +44,13 @@ import {
   type ManifestEntry,
 } from './common.ts';
 import { trainHead } from './pi-semantic-head.ts';
-import { EMBEDDING_DIM, pooledEmbeddings, selectView, writeSemanticHead } from './semantic-features.ts';
+import {
+  EMBEDDING_DIM,
+  pooledEmbeddings,
+  SEMANTIC_WINDOWS,
+  selectView,
+  writeSemanticHead,
+} from './semantic-features.ts';
 import {
   calibrateCascade,
   cascadeOutcome,
@@ -63,13 +69,6 @@ import { semanticCard, stackCard, validationTable } from './toxicity-stack-card.
 const ID = 'toxicity-semantic';
 const VERSION = '0.1.1';
 const SEED = 1818;
-/**
- * The same windows as pi-semantic (4,000 characters, at most 8 token windows of 128): a chat message scored
- * for injection and for toxicity on one model thread is embedded once (the thread's window LRU).
- */
-const MAX_CHARS = 4000;
-const WINDOW_TOKENS = 128;
-const MAX_WINDOWS = 8;
 const L2 = 1e-2;
 /** functional TRAIN rows count this many times in the head's loss (they are 11 % of the rows) */
 const FUNCTIONAL_WEIGHT = 3;
@@ -121,7 +120,12 @@ async function main(): Promise<void> {
   };
   let encoder: SentenceEncoder | undefined;
   const enc = async (): Promise<SentenceEncoder> => (encoder ??= await loadSentenceEncoder({ batchRows: 32 }));
-  const pooling = { windowTokens: WINDOW_TOKENS, maxWindows: MAX_WINDOWS, cacheDir: CACHE_DIR, log };
+  const pooling = {
+    windowTokens: SEMANTIC_WINDOWS.windowTokens,
+    maxWindows: SEMANTIC_WINDOWS.maxWindows,
+    cacheDir: CACHE_DIR,
+    log,
+  };
   const x: Record<string, Float32Array> = {};
   for (const [name, rows] of Object.entries(sets))
     x[name] = await pooledEmbeddings(
@@ -228,9 +232,6 @@ async function main(): Promise<void> {
     id: ID,
     version: VERSION,
     head,
-    windowTokens: WINDOW_TOKENS,
-    maxWindows: MAX_WINDOWS,
-    maxChars: MAX_CHARS,
     labels: ['non-toxic', 'toxic'],
     // served only as an input of the toxicity stack (the toxicity entry's `combine`)
     metrics: {

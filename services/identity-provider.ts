@@ -4,6 +4,8 @@
  * built-in local provider serves self-hosted installs (and SaaS without a management API): the
  * organization and its members are only our rows, so every operation succeeds locally.
  */
+import { Errors } from '../lib/errors.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { UserRole } from '../store/users.ts';
 
 export interface ProviderMember {
@@ -32,6 +34,27 @@ export class IdentityProviderError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'IdentityProviderError';
+  }
+}
+
+/**
+ * Runs a provider call before any local write. A provider failure is logged (`what`, plus `context`)
+ * and answered by `refusal` — 502 `identity_provider.upstream_failure` unless the caller names its
+ * own — so the caller writes nothing and a retry is safe; any other error passes through.
+ */
+export async function inProvider<T>(
+  logger: Logger,
+  what: string,
+  call: () => Promise<T>,
+  refusal: () => Error = () => Errors.identityProviderFailure(what),
+  context: Record<string, unknown> = {},
+): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof IdentityProviderError)) throw err;
+    logger.warn({ err: err.message, ...context }, `identity provider failed while ${what}`);
+    throw refusal();
   }
 }
 

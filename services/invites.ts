@@ -16,7 +16,7 @@ import type { InviteRow } from '../store/invites.ts';
 import { getOrg, lockOrg, type OrgRow } from '../store/orgs.ts';
 import { addMemberRow, findUserBySubject, type UserRow } from '../store/users.ts';
 import type { IdentityDeps } from './identity.ts';
-import { IdentityProviderError } from './identity-provider.ts';
+import { inProvider } from './identity-provider.ts';
 import type { Principal, SessionIdentity } from './principal.ts';
 
 /** A validated create body (api/routes/invites/schema.ts checks it). */
@@ -166,17 +166,14 @@ export async function acceptInvite(
   const org = await getOrg(deps.db, invite.org_id);
   if (!org) throw Errors.inviteNotFound();
 
-  try {
-    await deps.provider.addMember(org.external_id, {
-      subject: session.subject,
-      email: session.email,
-      role: invite.role,
-    });
-  } catch (err) {
-    if (!(err instanceof IdentityProviderError)) throw err;
-    deps.logger.warn({ err: err.message, invite_id: invite.id }, 'identity provider failed to add an invited member');
-    throw Errors.inviteUpstreamFailure();
-  }
+  await inProvider(
+    deps.logger,
+    'adding an invited member',
+    () =>
+      deps.provider.addMember(org.external_id, { subject: session.subject, email: session.email, role: invite.role }),
+    Errors.inviteUpstreamFailure,
+    { invite_id: invite.id },
+  );
 
   const user = await withTransaction(deps.db, async (tx) => {
     const locked = await invites.findInviteByTokenHash(tx, tokenHash, true);

@@ -20,7 +20,7 @@ import {
   type UserRow,
 } from '../store/users.ts';
 import type { IdentityDeps } from './identity.ts';
-import { IdentityProviderError } from './identity-provider.ts';
+import { inProvider } from './identity-provider.ts';
 import type { Principal } from './principal.ts';
 
 export { USER_ROLES, type MemberPosition } from '../store/users.ts';
@@ -67,7 +67,7 @@ export async function changeMemberRole(
   const { org, target } = await withTransaction(deps.db, (tx) => checkRoleChange(tx, caller, userId, input.role));
   if (target.role === input.role) return target;
 
-  await inProvider(deps, 'changing the role', () =>
+  await inProvider(deps.logger, 'changing the role', () =>
     deps.provider.setRole(org.external_id, target.external_subject, input.role),
   );
 
@@ -102,7 +102,7 @@ export async function removeMember(deps: IdentityDeps, caller: MemberCaller, use
   const orgId = caller.principal.org_id;
   const { org, target } = await withTransaction(deps.db, (tx) => checkRemoval(tx, caller, userId));
 
-  await inProvider(deps, 'removing the member', () =>
+  await inProvider(deps.logger, 'removing the member', () =>
     deps.provider.removeMember(org.external_id, target.external_subject),
   );
 
@@ -185,16 +185,5 @@ async function undoingOnFailure<T>(deps: IdentityDeps, undo: () => Promise<void>
         ),
       );
     throw err;
-  }
-}
-
-/** Runs a provider call; its failure is 502 (the caller has written nothing yet). */
-async function inProvider(deps: IdentityDeps, what: string, call: () => Promise<void>): Promise<void> {
-  try {
-    await call();
-  } catch (err) {
-    if (!(err instanceof IdentityProviderError)) throw err;
-    deps.logger.warn({ err: err.message }, `identity provider failed while ${what}`);
-    throw Errors.identityProviderFailure(what);
   }
 }

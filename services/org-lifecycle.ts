@@ -23,7 +23,7 @@ import { getOrg, insertDeletedOrg, lockOrg, markProviderOrgDeleted, type OrgRow 
 import { countOtherMembers, provisionUser } from '../store/users.ts';
 import { newId } from '../lib/ids.ts';
 import type { IdentityDeps } from './identity.ts';
-import { IdentityProviderError } from './identity-provider.ts';
+import { IdentityProviderError, inProvider } from './identity-provider.ts';
 import { createOrganization } from './organizations.ts';
 import type { Principal, SessionIdentity } from './principal.ts';
 
@@ -114,17 +114,12 @@ async function create(
   requestId: string | null,
   idempotencyKey?: string,
 ): Promise<OrgRow> {
-  let externalId: string | null;
-  try {
-    ({ externalId } = await deps.provider.createOrganization({
+  const { externalId } = await inProvider(deps.logger, 'creating the organization', () =>
+    deps.provider.createOrganization({
       displayName: input.display_name,
       owner: { subject: session.subject, email: session.email, role: 'owner' },
-    }));
-  } catch (err) {
-    if (!(err instanceof IdentityProviderError)) throw err;
-    deps.logger.warn({ err: err.message }, 'identity provider failed to create an organization');
-    throw Errors.identityProviderFailure('creating the organization');
-  }
+    }),
+  );
   return withTransaction(deps.db, async (tx) => {
     const org = await createOrganization(tx, deps.clock, input.display_name, externalId ?? undefined);
     const now = deps.clock.now();

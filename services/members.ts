@@ -6,6 +6,7 @@
  * principal is dropped in every process: the change takes effect at once.
  */
 import { Errors, ProblemError } from '../lib/errors.ts';
+import { fetchPage, type Page } from '../lib/keyset-page.ts';
 import { insertManagementAudit } from '../store/audit.ts';
 import { withTransaction, type Queryable } from '../store/db.ts';
 import { getOrg, type OrgRow } from '../store/orgs.ts';
@@ -35,21 +36,14 @@ export interface MemberCaller {
   requestId: string | null;
 }
 
-export interface MemberPage {
-  rows: UserRow[];
-  /** Another page follows. */
-  more: boolean;
-}
-
 /** One page of the organization's active members, newest first (created_at, then id, descending). */
 export async function listOrgMembers(
   deps: Pick<IdentityDeps, 'db'>,
   orgId: string,
   after: MemberPosition | undefined,
   limit: number,
-): Promise<MemberPage> {
-  const rows = await listMembers(deps.db, orgId, after, limit + 1);
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+): Promise<Page<UserRow>> {
+  return fetchPage(limit, (n) => listMembers(deps.db, orgId, after, n));
 }
 
 /**

@@ -24,7 +24,7 @@ import type { IdentityDeps } from './identity.ts';
 import { inProvider } from './identity-provider.ts';
 import type { Principal } from './principal.ts';
 
-export { USER_ROLES, type MemberPosition } from '../store/users.ts';
+export { USER_ROLES } from '../store/users.ts';
 
 export interface ChangeMemberRoleInput {
   role: UserRole;

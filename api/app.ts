@@ -24,6 +24,7 @@ import { redactionPolicyRoutes } from './routes/redaction-policy/router.ts';
 import { evidenceUploadRoutes } from './routes/evidence-uploads/router.ts';
 import { redteamRunRoutes } from './routes/redteam-runs/router.ts';
 import { labeledEventRoutes } from './routes/labeled-events/router.ts';
+import { analyticsRoutes } from './routes/analytics/router.ts';
 
 export interface BuiltApp {
   app: Express;
@@ -71,6 +72,7 @@ export function buildApp(services: AppServices): BuiltApp {
   evidenceUploadRoutes(routes, services.evidence);
   redteamRunRoutes(routes, services);
   labeledEventRoutes(routes, services);
+  analyticsRoutes(routes, services, services.engine);
   routes.mount(app, probes);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));

@@ -7,7 +7,13 @@ import type { Db } from '../store/db.ts';
 /** The metrics the scheduler and the jobs write (the app's `Metrics` has them all). */
 export type JobMetrics = Pick<
   Metrics,
-  'jobRuns' | 'jobDuration' | 'jobLag' | 'scanContentExpired' | 'idempotencyKeysExpired' | 'webhookDeliveriesPruned'
+  | 'jobRuns'
+  | 'jobDuration'
+  | 'jobLag'
+  | 'scanContentExpired'
+  | 'idempotencyKeysExpired'
+  | 'webhookDeliveriesPruned'
+  | 'analyticsBucketsRolledUp'
 >;
 
 /** What a job's `run` receives. Time comes from `clock`, never `Date.now()`, so tests can move it. */

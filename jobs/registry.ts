@@ -3,6 +3,7 @@ import * as expireEvidenceUploads from './expire-evidence-uploads.ts';
 import * as expireScanContent from './expire-scan-content.ts';
 import * as finishOrganizationDeletions from './finish-organization-deletions.ts';
 import * as pruneWebhookDeliveries from './prune-webhook-deliveries.ts';
+import * as rollupAnalytics from './rollup-analytics.ts';
 import type { JobModule } from './job.ts';
 
 /** Every scheduled job, listed explicitly: adding one = a `jobs/<verb-noun>.ts` module + a line here + docs/jobs.md. */
@@ -12,4 +13,5 @@ export const JOBS: readonly JobModule[] = [
   pruneWebhookDeliveries,
   finishOrganizationDeletions,
   expireEvidenceUploads,
+  rollupAnalytics,
 ];

@@ -173,6 +173,15 @@ export const Errors = {
     make('labeledEventEvidenceNotFound', `No verified upload in this organization: ${pathsOf(errors)}.`, { errors }),
   labeledEventUnknownRun: (errors: ValidationIssue[]) =>
     make('labeledEventUnknownRun', `No red-team run of this organization: ${pathsOf(errors)}.`, { errors }),
+  // analytics (issue 21)
+  analyticsWindowTooWide: (grid: string, capDays: number) =>
+    make(
+      'analyticsWindowTooWide',
+      grid === 'total'
+        ? `The window may span at most ${capDays} days.`
+        : `With bucket ${grid} the window may span at most ${capDays} days; use a larger bucket or a shorter window.`,
+      { max_window_days: capDays },
+    ),
   // evidence uploads (issue 20)
   evidenceNotFound: () => make('evidenceNotFound', 'No evidence upload has this storage key in your organization.'),
   evidenceSignatureInvalid: () => make('evidenceSignatureInvalid', 'The upload URL is not validly signed.'),

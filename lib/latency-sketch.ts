@@ -14,6 +14,13 @@ const LOG_GAMMA = Math.log(GAMMA);
 /** Values at or below this (ms) count as zero: below any latency the service can measure. */
 const MIN_VALUE = 1e-3;
 
+/**
+ * How a value finds its bucket, for code that builds sketch data without this class (the analytics
+ * rollup computes bucket counts in SQL): a value v > `minValue` goes to bucket ⌈ln v / `logGamma`⌉,
+ * any other to the zero bucket.
+ */
+export const SKETCH_INDEXING = { logGamma: LOG_GAMMA, minValue: MIN_VALUE } as const;
+
 /** The stored form: bucket index → count (sparse), the zero bucket, the total and the exact extremes. */
 export interface LatencySketchData {
   /** Accuracy the buckets were built with; data of another accuracy cannot be merged. */

@@ -27,6 +27,7 @@ export interface Metrics {
   webhookInFlight: client.Gauge;
   webhookEnqueued: client.Counter;
   webhookDeliveriesPruned: client.Counter;
+  analyticsBucketsRolledUp: client.Counter;
 }
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -178,6 +179,11 @@ export function createMetrics(collectDefaults: boolean): Metrics {
     webhookDeliveriesPruned: new client.Counter({
       name: 'webhook_deliveries_pruned_total',
       help: 'Finished webhook deliveries deleted past WEBHOOK_DELIVERY_RETENTION_DAYS',
+      registers,
+    }),
+    analyticsBucketsRolledUp: new client.Counter({
+      name: 'analytics_buckets_rolled_up_total',
+      help: 'Organization 15-minute analytics buckets recomputed from their scans by rollup-analytics',
       registers,
     }),
   };

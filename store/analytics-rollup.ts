@@ -1,0 +1,168 @@
+/**
+ * The analytics rollup's statements (jobs/rollup-analytics.ts): which 15-minute buckets hold scans
+ * the rollups have not seen, and the recomputation of whole buckets from their scans. Cross-
+ * organization on purpose (a system job), like store/retention.ts.
+ *
+ * Progress is a transaction-id watermark, not a time: every scan row carries the id of the
+ * transaction that inserted it (`ingest_xid`, migration 0011). A run reads, in one snapshot, the
+ * snapshot's xmin (every transaction below it has finished) and the buckets of the scans at or above
+ * the watermark; it recomputes those buckets and then moves the watermark to that xmin. A scan
+ * committed after its bucket was rolled up has a transaction id at or above the xmin of every
+ * snapshot that could not see it, so the next run finds it: late scans fold in, whatever their time.
+ */
+import { idFloor } from '../lib/ids.ts';
+import { SKETCH_INDEXING, SKETCH_RELATIVE_ACCURACY } from '../lib/latency-sketch.ts';
+import type { Db, Queryable } from './db.ts';
+
+/** The rollup grain. Every analytics answer is a sum of these buckets. */
+export const ROLLUP_BUCKET_MS = 15 * 60_000;
+
+/** One organization's 15-minute bucket (its start, epoch ms). */
+export interface BucketRef {
+  orgId: string;
+  start: number;
+}
+
+export interface PendingBuckets {
+  /** The watermark the buckets were found from; null before the first run (every bucket is pending). */
+  watermark: string | null;
+  /** What the watermark becomes once `buckets` are rolled up (int8 as text). */
+  next: string;
+  buckets: BucketRef[];
+}
+
+/**
+ * The buckets holding scans at or above the watermark (every bucket with scans on the first run),
+ * and the snapshot xmin that becomes the next watermark, read in one REPEATABLE READ snapshot so the
+ * two agree.
+ */
+export async function pendingBuckets(db: Db): Promise<PendingBuckets> {
+  const client = await db.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const head = await client.query<{ next: string; watermark: string | null }>(
+      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS next,
+              (SELECT xid_watermark::text FROM analytics_rollup_state) AS watermark`,
+    );
+    const { next, watermark } = head.rows[0]!;
+    const bucketOf = `date_bin('15 minutes', created_at, 'epoch')`;
+    const found = await client.query<{ org_id: string; start: string }>(
+      watermark === null
+        ? `SELECT DISTINCT org_id, (extract(epoch FROM ${bucketOf}) * 1000)::bigint::text AS start FROM scans`
+        : `SELECT DISTINCT org_id, (extract(epoch FROM ${bucketOf}) * 1000)::bigint::text AS start
+           FROM scans WHERE ingest_xid >= $1::bigint`,
+      watermark === null ? [] : [watermark],
+    );
+    await client.query('COMMIT');
+    return { watermark, next, buckets: found.rows.map((r) => ({ orgId: r.org_id, start: Number(r.start) })) };
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * Recomputes `buckets` from their scans, each as one whole row (an upsert that replaces every
+ * column; a bucket whose scans are all gone is deleted): running it twice leaves the same rows, and
+ * a run stopped between two calls leaves every bucket either as it was or recomputed. Counts go by
+ * the effective action (`observed_action ?? action`); a detector counts a scan in which it reported
+ * at least one item; latencies go into a DDSketch built exactly as lib/latency-sketch.ts builds one.
+ * Returns how many bucket rows were written.
+ */
+export async function rollUpBuckets(q: Queryable, buckets: readonly BucketRef[]): Promise<number> {
+  if (buckets.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `WITH t AS (
+       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[]) AS t(org_id, bucket_start, id_lo, id_hi)
+     ),
+     s AS MATERIALIZED (
+       SELECT t.org_id, t.bucket_start, coalesce(sc.observed_action, sc.action) AS action, sc.surface,
+              sc.latency_ms::float8 AS latency_ms, sc.findings
+       FROM t JOIN scans sc
+         ON sc.org_id = t.org_id AND sc.id >= t.id_lo AND sc.id < t.id_hi
+        AND sc.created_at >= t.bucket_start AND sc.created_at < t.bucket_start + interval '15 minutes'
+     ),
+     totals AS (
+       SELECT org_id, bucket_start, count(*)::int AS total,
+              count(*) FILTER (WHERE action = 'allowed')::int AS allowed,
+              count(*) FILTER (WHERE action = 'flagged')::int AS flagged,
+              count(*) FILTER (WHERE action = 'warned')::int AS warned,
+              count(*) FILTER (WHERE action = 'blocked')::int AS blocked,
+              count(*) FILTER (WHERE latency_ms <= $5)::int AS zero,
+              min(latency_ms) AS lo, max(latency_ms) AS hi
+       FROM s GROUP BY 1, 2
+     ),
+     surfaces AS (
+       SELECT org_id, bucket_start, jsonb_object_agg(surface, n) AS m
+       FROM (SELECT org_id, bucket_start, surface, count(*)::int AS n FROM s GROUP BY 1, 2, 3) x GROUP BY 1, 2
+     ),
+     detectors AS (
+       SELECT org_id, bucket_start, jsonb_object_agg(detector, n) AS m
+       FROM (
+         SELECT s.org_id, s.bucket_start, d.detector, count(*)::int AS n
+         FROM s CROSS JOIN LATERAL (
+           SELECT DISTINCT f->>'detector' AS detector FROM jsonb_array_elements(s.findings) f
+           WHERE f->>'detector' IS NOT NULL AND jsonb_typeof(f->'items') = 'array' AND jsonb_array_length(f->'items') > 0
+         ) d
+         GROUP BY 1, 2, 3
+       ) x GROUP BY 1, 2
+     ),
+     latency AS (
+       SELECT org_id, bucket_start, jsonb_object_agg(i::text, n) AS m
+       FROM (
+         SELECT org_id, bucket_start, ceil(ln(latency_ms) / $6::float8)::int AS i, count(*)::int AS n
+         FROM s WHERE latency_ms > $5 GROUP BY 1, 2, 3
+       ) x GROUP BY 1, 2
+     ),
+     gone AS (
+       DELETE FROM analytics_buckets b USING t
+       WHERE b.org_id = t.org_id AND b.bucket_start = t.bucket_start
+         AND NOT EXISTS (SELECT 1 FROM totals WHERE totals.org_id = t.org_id AND totals.bucket_start = t.bucket_start)
+     )
+     INSERT INTO analytics_buckets (org_id, bucket_start, total, allowed, flagged, warned, blocked, surfaces, detectors, latency)
+     SELECT tt.org_id, tt.bucket_start, tt.total, tt.allowed, tt.flagged, tt.warned, tt.blocked, sf.m,
+            coalesce(d.m, '{}'::jsonb),
+            jsonb_build_object('alpha', $7::float8, 'count', tt.total, 'zero', tt.zero, 'min', tt.lo, 'max', tt.hi,
+                               'buckets', coalesce(l.m, '{}'::jsonb))
+     FROM totals tt
+     JOIN surfaces sf USING (org_id, bucket_start)
+     LEFT JOIN detectors d USING (org_id, bucket_start)
+     LEFT JOIN latency l USING (org_id, bucket_start)
+     ON CONFLICT (org_id, bucket_start) DO UPDATE SET
+       total = EXCLUDED.total, allowed = EXCLUDED.allowed, flagged = EXCLUDED.flagged, warned = EXCLUDED.warned,
+       blocked = EXCLUDED.blocked, surfaces = EXCLUDED.surfaces, detectors = EXCLUDED.detectors, latency = EXCLUDED.latency`,
+    [
+      buckets.map((b) => b.orgId),
+      buckets.map((b) => new Date(b.start)),
+      buckets.map((b) => idFloor('scan', new Date(b.start))),
+      buckets.map((b) => idFloor('scan', new Date(b.start + ROLLUP_BUCKET_MS))),
+      SKETCH_INDEXING.minValue,
+      SKETCH_INDEXING.logGamma,
+      SKETCH_RELATIVE_ACCURACY,
+    ],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * Moves the watermark to `next` (never backwards: a run presumed dead that finishes late cannot undo
+ * a later run's progress) and records when.
+ */
+export async function advanceWatermark(q: Queryable, next: string, at: Date): Promise<void> {
+  await q.query(
+    `INSERT INTO analytics_rollup_state (singleton, xid_watermark, rolled_up_at) VALUES (true, $1::bigint, $2)
+     ON CONFLICT (singleton) DO UPDATE
+       SET xid_watermark = greatest(analytics_rollup_state.xid_watermark, EXCLUDED.xid_watermark),
+           rolled_up_at = EXCLUDED.rolled_up_at`,
+    [next, at],
+  );
+}
+
+/** When the last rollup run finished (null before the first). */
+export async function lastRollupAt(q: Queryable): Promise<Date | null> {
+  const { rows } = await q.query<{ rolled_up_at: Date }>('SELECT rolled_up_at FROM analytics_rollup_state');
+  return rows[0]?.rolled_up_at ?? null;
+}

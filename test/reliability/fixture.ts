@@ -260,7 +260,8 @@ export interface ValidRequest {
 
 /**
  * The route's valid request for this organization: its path ids from the fixture (fresh ones for
- * routes that use theirs up, unless `fresh: false`) and its path tokens, body `variant` of the table's bodies.
+ * routes that use theirs up, unless `fresh: false`) and its path tokens, its required query, body
+ * `variant` of the table's bodies.
  */
 export async function validRequest(
   e: RouteEntry,
@@ -278,7 +279,8 @@ export async function validRequest(
     const resource = PARAM_RESOURCE[m[1]!]!;
     ids[m[1]!] = e.consumes && o.fresh !== false ? await fx.fresh(resource) : fx.ids[resource];
   }
-  const path = fillPath(e.path, (p) => ids[p]!);
+  const query = e.requiredQuery ? `?${new URLSearchParams(e.requiredQuery).toString()}` : '';
+  const path = fillPath(e.path, (p) => ids[p]!) + query;
   const bodies = e.bodies?.(fx.ids);
   if (!bodies) return { path };
   return { path, body: withReceiver(bodies[(o.variant ?? 0) % bodies.length], receiverUrl) };

@@ -42,7 +42,7 @@ import {
 } from './routes.ts';
 
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20261124);
-/** Cases per route: ≥ 1,000 in all in the short run, ≥ 10,000 in the long one (38 routes today). */
+/** Cases per route: ≥ 1,000 in all in the short run, ≥ 10,000 in the long one (58 routes today). */
 const RUNS = cases(40, 400);
 
 let r: ReliabilityApp;

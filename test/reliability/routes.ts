@@ -12,6 +12,7 @@
  * or every reliability suite fails (docs/ARCHITECTURE.md, test section).
  */
 import type { DeclaredRoute } from '../../api/route.ts';
+import { ANALYTICS_ROUTES } from './routes/analytics.ts';
 import { API_KEY_ROUTES } from './routes/api-keys.ts';
 import { AUDIT_EVENT_ROUTES } from './routes/audit-events.ts';
 import { DETECTOR_ROUTES } from './routes/detectors.ts';
@@ -73,6 +74,7 @@ export const ROUTES: readonly RouteEntry[] = [
   ...EVIDENCE_UPLOAD_ROUTES,
   ...LABELED_EVENT_ROUTES,
   ...REDACTION_POLICY_ROUTES,
+  ...ANALYTICS_ROUTES,
 ];
 
 /** `METHOD /template` — one key per route. */

@@ -29,7 +29,8 @@ export type ResourceType =
   | 'service'
   | 'redteam_finding'
   | 'evidence_upload'
-  | 'redaction_policy';
+  | 'redaction_policy'
+  | 'analytics';
 
 /**
  * Resource types no list route reads back, and why: tenancy takes the fixture's own id of such a type
@@ -42,6 +43,8 @@ export const UNLISTED: Partial<Record<ResourceType, string>> = {
     'no list route: the create answer and :complete (404 for a foreign key, tested in test/integration/evidence-uploads.test.ts) are its only reads',
   redaction_policy:
     'one per organization, no id: GET /v1/org/redaction-policy reads it (its versions are counted in the digest)',
+  analytics:
+    "sums over the organization's own scans (read back through the scan list), no ids, nothing to change: no operation names one",
 };
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -130,8 +133,16 @@ export interface RouteEntry {
   bodies?: (ids: Ids) => unknown[];
   /** Ids inside the body naming other resources. */
   bodyRefs?: IdRef[];
-  /** List filters: parameter → valid sample values (the fuzz also sends junk). Lists always take cursor and limit. */
+  /**
+   * Query parameters (list filters, the analytics window): parameter → valid sample values (the fuzz
+   * also sends junk). Lists always take cursor and limit.
+   */
   query?: Record<string, string[]>;
+  /**
+   * Query parameters every valid request carries (the analytics window: `since`, `until` are required):
+   * `validRequest` appends them; the fuzz draws them from `query` like any filter.
+   */
+  requiredQuery?: Record<string, string>;
   /** Query parameters naming a resource id (audit `resource_id`). */
   queryRefs?: IdRef[];
   /** `Accept` values the route answers in another representation (SSE, CSV). */

@@ -18,6 +18,8 @@ export const NON_TENANT_TABLES: readonly string[] = [
   'agenda_jobs',
   // the identity provider's ids of deleted organizations: what keeps a stale session from re-provisioning one
   'deleted_organizations',
+  // the analytics rollup job's transaction-id watermark (one row, every organization's)
+  'analytics_rollup_state',
 ];
 
 /** Rows deleted per statement: short statements, so a large organization never holds long locks. */

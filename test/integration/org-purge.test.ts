@@ -6,6 +6,7 @@ import { claimOrgCreation, completeOrgCreation } from '../../store/org-creations
 import { provisionUser } from '../../store/users.ts';
 import { NON_TENANT_TABLES, orgScopedTables, purgeOrgData } from '../../store/org-purge.ts';
 import { call, type TestOrg } from '../support/harness.ts';
+import { rollUp } from './analytics-fixture.ts';
 import { app, createHook, org, other, scan, SSN_TEXT, useWebhooksApp } from './webhooks-fixture.ts';
 
 useWebhooksApp();
@@ -23,7 +24,7 @@ async function counts(orgId: string): Promise<Record<string, number>> {
   return out;
 }
 
-/** Rows in every org-scoped table through the API: keys (one rotated), idempotency records, a policy, a webhook, scans, deliveries, audit events. */
+/** Rows in every org-scoped table through the API: keys (one rotated), idempotency records, a policy, a webhook, scans, deliveries, audit events, analytics buckets. */
 async function populate(o: TestOrg): Promise<void> {
   const key = await call(app, 'POST', '/v1/api-keys', {
     key: o.admin,
@@ -34,6 +35,8 @@ async function populate(o: TestOrg): Promise<void> {
   expect((await call(app, 'POST', `/v1/api-keys/${key.body.id}:rotate`, { key: o.admin })).status).toBe(201);
   expect((await createHook(o, {})).status).toBe(201);
   for (let i = 0; i < 3; i++) expect((await scan(o, SSN_TEXT)).status).toBe(201);
+  // the scans' analytics bucket (the job spans organizations: this file's database is its own)
+  await rollUp(app);
   await identityRows(o.orgId);
 }
 

@@ -106,6 +106,14 @@ const schema = z.object({
   EVIDENCE_S3_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   EVIDENCE_S3_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   EVIDENCE_S3_FORCE_PATH_STYLE: bool.default(false),
+  // The legacy analysis API (docs/legacy.md): its own listener, off unless LEGACY_PORT is set; LEGACY_HOST
+  // defaults to HOST.
+  LEGACY_PORT: z.preprocess(emptyAsUndefined, int(0, 65535).optional()),
+  LEGACY_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  // Legacy requests an organization may make per calendar month (UTC) unless the operator set its own.
+  LEGACY_MONTHLY_QUOTA: int(0, 1_000_000_000).default(10_000),
+  // The most characters a long_prompt_injection=true request may send (standard requests: 5000).
+  LEGACY_LONG_MAX_CHARS: int(5_000, 50_000_000).default(100_000),
 });
 
 export type RawConfig = z.infer<typeof schema>;

@@ -25,6 +25,7 @@ import { evidenceUploadRoutes } from './routes/evidence-uploads/router.ts';
 import { redteamRunRoutes } from './routes/redteam-runs/router.ts';
 import { labeledEventRoutes } from './routes/labeled-events/router.ts';
 import { analyticsRoutes } from './routes/analytics/router.ts';
+import { legacyAnalysisRoutes } from './routes/legacy-analyses/router.ts';
 
 export interface BuiltApp {
   app: Express;
@@ -73,6 +74,7 @@ export function buildApp(services: AppServices): BuiltApp {
   redteamRunRoutes(routes, services);
   labeledEventRoutes(routes, services);
   analyticsRoutes(routes, services, services.engine);
+  legacyAnalysisRoutes(routes, services);
   routes.mount(app, probes);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));

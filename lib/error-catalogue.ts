@@ -97,6 +97,8 @@ export const entries = {
   labeledEventNotFound: { status: 404, code: 'labeled_events.not_found', title: 'Labeled event not found' },
   labeledEventEvidenceNotFound: { status: 400, code: 'labeled_events.evidence_not_found', title: 'Evidence not found' },
   labeledEventUnknownRun: { status: 400, code: 'labeled_events.unknown_run', title: 'Unknown red-team run' },
+  // legacy analysis sessions (issue 22)
+  legacyAnalysisNotFound: { status: 404, code: 'legacy_analyses.not_found', title: 'Analysis session not found' },
   // analytics (issue 21)
   analyticsWindowTooWide: { status: 400, code: 'analytics.window_too_wide', title: 'Analytics window too wide' },
   // evidence uploads (issue 20)

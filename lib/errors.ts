@@ -173,6 +173,9 @@ export const Errors = {
     make('labeledEventEvidenceNotFound', `No verified upload in this organization: ${pathsOf(errors)}.`, { errors }),
   labeledEventUnknownRun: (errors: ValidationIssue[]) =>
     make('labeledEventUnknownRun', `No red-team run of this organization: ${pathsOf(errors)}.`, { errors }),
+  // legacy analysis sessions (issue 22)
+  legacyAnalysisNotFound: (id: number) =>
+    make('legacyAnalysisNotFound', `No analysis session ${id} in this organization.`),
   // analytics (issue 21)
   analyticsWindowTooWide: (grid: string, capDays: number) =>
     make(

@@ -12,6 +12,7 @@ import { bootstrapOrganization, OperatorError, resolveOrganization } from '../se
 import { TOPICS } from '../services/invalidation-bus.ts';
 import { apiKeyServices, changesBus } from './services.ts';
 import { listOrgs } from '../store/orgs.ts';
+import { setLegacyQuota } from '../services/legacy-quota.ts';
 import { redteamCommand, REDTEAM_USAGE } from './redteam-cli.ts';
 
 const USAGE = `Content firewall operator CLI
@@ -22,6 +23,8 @@ Usage: npm run cli -- <command> [options]
       Create organization NAME (if none has that name) and an admin API key; prints the secret once.
       Refuses when the organization already has active keys, unless --force.
   orgs list [--json]
+  orgs set-legacy-quota --org ORG --quota N|default [--json]
+      Legacy API requests ORG may make per calendar month (UTC); default: LEGACY_MONTHLY_QUOTA.
   keys list --org ORG [--json]
   keys create --org ORG --name NAME --scopes S1,S2 [--environment live|test]
               [--expires-at RFC3339 | --no-expiry] [--json]
@@ -42,6 +45,7 @@ const options = {
   'expires-at': { type: 'string' },
   'no-expiry': { type: 'boolean' },
   id: { type: 'string' },
+  quota: { type: 'string' },
   force: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -49,10 +53,18 @@ const options = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
 
-function required(values: Values, name: 'org' | 'name' | 'scopes' | 'id'): string {
+function required(values: Values, name: 'org' | 'name' | 'scopes' | 'id' | 'quota'): string {
   const v = values[name];
   if (!v) throw new UsageError(`--${name} is required`);
   return v;
+}
+
+/** `--quota`: a whole number of requests (0 refuses every request), or `default` (null: the configured default). */
+function parseQuota(v: string): number | null {
+  if (v === 'default') return null;
+  if (!/^[0-9]{1,10}$/.test(v) || Number(v) > 2_147_483_647)
+    throw new UsageError(`--quota must be a whole number from 0 to 2147483647, or "default"`);
+  return Number(v);
 }
 
 function out(json: boolean, data: unknown, text: string): void {
@@ -89,6 +101,18 @@ async function execute(rt: Runtime, deps: ApiKeyDeps, positionals: string[], val
         json,
         { data: orgs },
         orgs.map((o) => `${o.id}  ${o.slug}  ${o.display_name}`).join('\n') || '(no organizations)',
+      );
+      return;
+    }
+    case 'orgs set-legacy-quota': {
+      const org = await resolveOrganization(rt.db, required(values, 'org'));
+      const quota = parseQuota(required(values, 'quota'));
+      await setLegacyQuota(rt.db, org.id, quota, actor, systemClock.now());
+      const shown = quota ?? 'the default (LEGACY_MONTHLY_QUOTA)';
+      out(
+        json,
+        { org_id: org.id, legacy_monthly_quota: quota },
+        `Legacy monthly quota of ${org.display_name} set to ${shown}.`,
       );
       return;
     }

@@ -101,10 +101,16 @@ export async function runPrimary(
   const restarts: number[] = [];
   const fork = (): Worker => cluster.fork(workerEnv);
   let listening = 0;
+  // Each worker listens once, or twice with the legacy analysis API (LEGACY_PORT), on ports the workers share.
+  const listenersPerWorker = config.LEGACY_PORT === undefined ? 1 : 2;
   cluster.on('listening', (worker, address) => {
     listening++;
     logger.info({ worker_pid: worker.process.pid, port: address.port }, 'worker listening');
-    if (listening === workers) logger.info({ workers, port: address.port }, 'content firewall cluster listening');
+    if (listening === workers * listenersPerWorker)
+      logger.info(
+        { workers, port: config.PORT, ...(listenersPerWorker === 2 ? { legacy_port: config.LEGACY_PORT } : {}) },
+        'content firewall cluster listening',
+      );
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;

@@ -7,6 +7,7 @@ import { createLogger } from '../lib/logger.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { startScanning, type Scanning } from './scanning.ts';
 import { startApplication, type Application } from './application.ts';
+import { buildLegacyApp } from '../api/legacy/app.ts';
 import { Drain } from './drain.ts';
 import { clusterWorkers, runPrimary } from './cluster.ts';
 import { createMetrics } from '../lib/metrics.ts';
@@ -16,7 +17,8 @@ import { exitOnFatalErrors, forceExit, holdSignals, SHUTDOWN_MESSAGE } from './s
 const SHUTDOWN_MARGIN_MS = 30_000;
 
 /**
- * The process entry point: config → runtime (database, Redis) → app → listen. SIGTERM/SIGINT stop
+ * The process entry point: config → runtime (database, Redis) → app → listen (and the legacy analysis
+ * API on its own port when LEGACY_PORT is set). SIGTERM/SIGINT stop
  * accepting, drain in-flight requests (up to SHUTDOWN_TIMEOUT_MS), close the pools and stop the
  * embedded cluster. The process group's copy of the signal is ignored; an operator's second signal
  * exits at once, still stopping the embedded cluster (server/signals.ts). With `--cluster N` (or CLUSTER_WORKERS=N) this
@@ -33,7 +35,9 @@ async function main(): Promise<void> {
   // opened is closed if it fails: a signal or a port in use never leaves the embedded PostgreSQL running.
   const held = holdSignals(cluster.isWorker, logger);
   const opened: (() => Promise<unknown>)[] = [];
-  let runtime: Runtime, scanning: Scanning, built: Application, server: http.Server, drain: Drain, jobs: Jobs | null;
+  let runtime: Runtime, scanning: Scanning, built: Application, jobs: Jobs | null;
+  // The v1 listener, and the legacy analysis API's when LEGACY_PORT is set: drained and closed alike.
+  const listeners: { server: http.Server; drain: Drain }[] = [];
   try {
     runtime = await openRuntime(config, logger, { superviseEmbedded: true });
     opened.push(() => runtime.close());
@@ -52,20 +56,20 @@ async function main(): Promise<void> {
       metrics,
     });
     opened.push(() => built.close());
-    server = http.createServer();
-    // Before the app's listener: marks responses during a drain with Connection: close.
-    drain = new Drain(server);
-    server.on('request', built.app);
-    // Longer than common load balancers' idle timeouts, so they close first.
-    server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.PORT, config.HOST, resolve);
-    });
-    const address = server.address();
+    const server = await listen(built.app, config.PORT, config.HOST, listeners);
+    const legacy =
+      config.LEGACY_PORT === undefined
+        ? null
+        : await listen(
+            buildLegacyApp(built.services),
+            config.LEGACY_PORT,
+            config.LEGACY_HOST ?? config.HOST,
+            listeners,
+          );
     logger.info(
       {
-        port: typeof address === 'object' && address ? address.port : config.PORT,
+        port: portOf(server, config.PORT),
+        ...(legacy ? { legacy_port: portOf(legacy, config.LEGACY_PORT!) } : {}),
         database: runtime.embedded ? 'embedded' : 'DATABASE_URL',
         redis: Boolean(runtime.redis),
         deployment_mode: config.DEPLOYMENT_MODE,
@@ -89,13 +93,13 @@ async function main(): Promise<void> {
       config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS,
     ).unref();
     // Idle sockets first, and Connection: close on every response still to come (server/drain.ts).
-    drain.start(server);
-    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const l of listeners) l.drain.start(l.server);
+    const drained = Promise.all(listeners.map((l) => new Promise<void>((resolve) => l.server.close(() => resolve()))));
     // Keep dropping connections as they go idle (a response already on its way was sent keep-alive).
-    const reaper = setInterval(() => server.closeIdleConnections(), 50);
+    const reaper = setInterval(() => listeners.forEach((l) => l.server.closeIdleConnections()), 50);
     const timer = setTimeout(() => {
       logger.warn('drain timeout: closing remaining connections');
-      server.closeAllConnections();
+      for (const l of listeners) l.server.closeAllConnections();
     }, config.SHUTDOWN_TIMEOUT_MS);
     // Running jobs finish (up to SHUTDOWN_TIMEOUT_MS) while requests drain; both before the pool closes.
     await Promise.all([drained, jobs?.stop()]);
@@ -123,6 +127,32 @@ async function main(): Promise<void> {
     process.on('disconnect', () => onStop('primary gone'));
   }
   if (early) void shutdown(early);
+}
+
+/** Serves `app` on `port` and `host`, with a drain (added to `listeners` once listening). */
+async function listen(
+  app: http.RequestListener,
+  port: number,
+  host: string,
+  listeners: { server: http.Server; drain: Drain }[],
+): Promise<http.Server> {
+  const server = http.createServer();
+  // Before the app's listener: marks responses during a drain with Connection: close.
+  const drain = new Drain(server);
+  server.on('request', app);
+  // Longer than common load balancers' idle timeouts, so they close first.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  listeners.push({ server, drain });
+  return server;
+}
+
+function portOf(server: http.Server, configured: number): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : configured;
 }
 
 main().catch((err: Error) => {

@@ -13,6 +13,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'redaction_policy',
   'labeled_event',
   'redteam_run',
+  'legacy_analysis',
 ] as const;
 
 /** An audit event as stored (every kind; the columns a kind does not use are null or empty). */

@@ -4,6 +4,8 @@ import { newId } from '../../lib/ids.ts';
 import { insertInvite } from '../../store/invites.ts';
 import { claimOrgCreation, completeOrgCreation } from '../../store/org-creations.ts';
 import { provisionUser } from '../../store/users.ts';
+import { createAnalysis } from '../../services/legacy-analyses.ts';
+import { takeLegacyRequest } from '../../services/legacy-quota.ts';
 import { NON_TENANT_TABLES, orgScopedTables, purgeOrgData } from '../../store/org-purge.ts';
 import { call, type TestOrg } from '../support/harness.ts';
 import { rollUp } from './analytics-fixture.ts';
@@ -68,6 +70,14 @@ async function identityRows(orgId: string): Promise<void> {
   await claimOrgCreation(app.db, { ...creation, locked_until: now, created_at: now, expires_at: now });
   await completeOrgCreation(app.db, creation.subject, creation.key, orgId);
   await issue20Rows(orgId, now);
+  // issue 22: an analysis session and the month's legacy request count
+  await createAnalysis(
+    { db: app.db, clock: { now: () => now } },
+    orgId,
+    { name: 'purge me' },
+    { id: 'test', requestId: null },
+  );
+  await takeLegacyRequest(app.db, orgId, now, 10);
 }
 
 /** A redaction policy, a red-team run with a finding, a labeled event under it and an evidence upload. */

@@ -133,6 +133,14 @@ async function createdRun(r: Promise<Reply>): Promise<string> {
   return res.body.run_id as string;
 }
 
+/** A legacy analysis session created through the API: its `analysis_id` (a per-organization number), as text. */
+async function createdAnalysis(r: Promise<Reply>): Promise<string> {
+  const res = await r;
+  if (res.status !== 201 || !Number.isInteger(res.body?.analysis_id))
+    throw new Error(`fixture: creating an analysis session answered ${res.status} ${res.text.slice(0, 300)}`);
+  return String(res.body.analysis_id);
+}
+
 /** A labeled event appended through the API (a `feedback` one): its `event_id`. */
 async function appendedEvent(r: Promise<Reply>): Promise<string> {
   const res = await r;
@@ -189,7 +197,8 @@ async function insertMember(app: TestApp, orgId: string): Promise<string> {
  * Builds an organization's fixture: a webhook on the receiver subscribed to every scan event, a policy
  * that notifies it, a scan decided by the policy (so the webhook has a delivery, sent and `succeeded`
  * when deliveries are on), an API key holding only `api_keys:write` (which every key allowed to
- * rotate or revoke keys may act on), a pending invite (with its accept token) and a member.
+ * rotate or revoke keys may act on), a pending invite (with its accept token), a member and a
+ * legacy analysis session.
  */
 export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<OrgFixture> {
   const { app, receiver } = r;
@@ -214,6 +223,7 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
         events: [{ source: 'feedback', observed_at: '2026-11-20T10:00:00Z', input: 'fixture', output: 'fixture' }],
       }),
     );
+  const freshAnalysis = () => createdAnalysis(post('/v1/legacy-analyses', { name: 'fixture session' }));
   const ids: Ids = {
     api_key: await freshKey(),
     policy,
@@ -225,6 +235,7 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
     organization: o.orgId,
     redteam_run: await freshRun(),
     labeled_event: await freshEvent(),
+    legacy_analysis: await freshAnalysis(),
   };
   return {
     org: o,
@@ -246,6 +257,8 @@ export async function buildFixture(r: ReliabilityApp, org?: TestOrg): Promise<Or
           return freshRun();
         case 'labeled_event':
           return freshEvent();
+        case 'legacy_analysis':
+          return freshAnalysis();
         default:
           return ids[t];
       }
@@ -371,6 +384,8 @@ export async function orgDigest(app: TestApp, orgId: string): Promise<Record<str
        (SELECT count(*)::int FROM webhook_deliveries WHERE org_id = $1) AS deliveries,
        (SELECT count(*)::int FROM labeled_events WHERE org_id = $1) AS labeled_events,
        (SELECT count(*)::int FROM redaction_policies WHERE org_id = $1) AS redaction_policies,
+       (SELECT string_agg(analysis_id || ':' || name, ',' ORDER BY analysis_id)
+          FROM legacy_analyses WHERE org_id = $1) AS legacy_analyses,
        (SELECT string_agg(id || ':' || role || ':' || (removed_at IS NULL), ',' ORDER BY id)
           FROM users WHERE org_id = $1) AS users,
        (SELECT string_agg(id || ':' || (revoked_at IS NULL) || ':' || (accepted_at IS NULL), ',' ORDER BY id)

@@ -26,6 +26,7 @@ import { POLICY_ROUTES } from './routes/policies.ts';
 import { SCAN_ROUTES } from './routes/scans.ts';
 import { REDTEAM_RUN_ROUTES } from './routes/redteam-runs.ts';
 import { LABELED_EVENT_ROUTES } from './routes/labeled-events.ts';
+import { LEGACY_ANALYSIS_ROUTES } from './routes/legacy-analyses.ts';
 import { REDACTION_POLICY_ROUTES } from './routes/redaction-policy.ts';
 import { USER_ROUTES } from './routes/users.ts';
 import { WEBHOOK_ROUTES } from './routes/webhooks.ts';
@@ -48,6 +49,8 @@ export {
   type RouteEntry,
   type TokenKind,
   type Tokens,
+  perOrgNumber,
+  unknownId,
 } from './routes/model.ts';
 export { PNG_BASE64, policyBody, RECEIVER_URL_PLACEHOLDER, scanBody, withReceiver } from './routes/samples.ts';
 
@@ -75,6 +78,7 @@ export const ROUTES: readonly RouteEntry[] = [
   ...LABELED_EVENT_ROUTES,
   ...REDACTION_POLICY_ROUTES,
   ...ANALYTICS_ROUTES,
+  ...LEGACY_ANALYSIS_ROUTES,
 ];
 
 /** `METHOD /template` — one key per route. */

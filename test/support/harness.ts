@@ -17,6 +17,7 @@ import { createPool, type Db } from '../../store/db.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { startScanning, type Scanning } from '../../server/scanning.ts';
 import { startJobs, type Jobs } from '../../jobs/scheduler.ts';
+import { buildLegacyApp } from '../../api/legacy/app.ts';
 
 // Shared by every app in a run, as it is by every process of one deployment.
 export const TEST_MASTER_SECRET = 'test-master-secret-0123456789abcdef';
@@ -29,6 +30,8 @@ export interface TestApp {
   redis: Redis | null;
   config: Readonly<Config>;
   baseUrl: string;
+  /** The legacy analysis API's listener (`legacy: true`), else null. */
+  legacyBaseUrl: string | null;
   /** The job scheduler, when started with `jobs: true` (else null). */
   jobs: Jobs | null;
   close(): Promise<void>;
@@ -51,6 +54,8 @@ export interface TestAppOptions {
   jobs?: boolean;
   /** Resolvers behind the webhook URL checks (registration, delivery), instead of DNS. */
   webhookDns?: AppDeps['webhookDns'];
+  /** Also serve the legacy analysis API on a free port of its own (`legacyBaseUrl`). */
+  legacy?: boolean;
 }
 
 /**
@@ -129,6 +134,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const server = http.createServer(built.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const legacy = opts.legacy ? http.createServer(buildLegacyApp(built.services)) : null;
+  if (legacy) await new Promise<void>((resolve) => legacy.listen(0, '127.0.0.1', resolve));
   const jobs = opts.jobs ? await startJobs({ db, clock: built.services.clock, logger, metrics, config }) : null;
   return {
     built,
@@ -137,10 +144,13 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     redis,
     config,
     baseUrl: `http://127.0.0.1:${port}`,
+    legacyBaseUrl: legacy ? `http://127.0.0.1:${(legacy.address() as AddressInfo).port}` : null,
     jobs,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      legacy?.closeAllConnections();
+      if (legacy) await new Promise<void>((resolve) => legacy.close(() => resolve()));
       await jobs?.stop();
       await built.close();
       await scanning.close();

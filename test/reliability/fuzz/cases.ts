@@ -34,11 +34,16 @@ function pathTokenArb(): fc.Arbitrary<PathId> {
 
 function pathIdArb(param: string): fc.Arbitrary<PathId> {
   if (PARAM_TOKEN[param]) return pathTokenArb();
-  const resource = PARAM_RESOURCE[param]!;
-  const prefix = ID_PREFIX[RESOURCES[resource].idKind];
+  const kind = RESOURCES[PARAM_RESOURCE[param]!].idKind;
+  // Per-organization numbers (legacy analysis sessions): any integer of the range is valid-shaped.
+  const prefix = kind === 'perOrgNumber' ? '1' : ID_PREFIX[kind];
+  const validShaped =
+    kind === 'perOrgNumber'
+      ? fc.integer({ min: 1, max: 2_147_483_647 }).map(String)
+      : ulidBody.map((b) => `${prefix}_${b}`);
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant<PathId>({ kind: 'existing' }) },
-    { weight: 2, arbitrary: literal(ulidBody.map((b) => `${prefix}_${b}`)) },
+    { weight: 2, arbitrary: literal(validShaped) },
     {
       weight: 1,
       arbitrary: literal(fc.tuple(fc.constantFrom(...Object.values(ID_PREFIX)), ulidBody).map(([p, b]) => `${p}_${b}`)),

@@ -3,7 +3,7 @@
  * ids look and are answered when unknown, and what an entry says about its route.
  */
 import type { Access } from '../../../api/route.ts';
-import { ID_PREFIX } from '../../../lib/ids.ts';
+import { ID_PREFIX, newId } from '../../../lib/ids.ts';
 
 /** Resource types with ids of their own, which a fixture creates and paths or bodies name. */
 export const ID_RESOURCES = [
@@ -17,6 +17,7 @@ export const ID_RESOURCES = [
   'organization',
   'redteam_run',
   'labeled_event',
+  'legacy_analysis',
 ] as const;
 export type IdResource = (typeof ID_RESOURCES)[number];
 
@@ -30,7 +31,8 @@ export type ResourceType =
   | 'redteam_finding'
   | 'evidence_upload'
   | 'redaction_policy'
-  | 'analytics';
+  | 'analytics'
+  | 'legacy_usage';
 
 /**
  * Resource types no list route reads back, and why: tenancy takes the fixture's own id of such a type
@@ -45,14 +47,21 @@ export const UNLISTED: Partial<Record<ResourceType, string>> = {
     'one per organization, no id: GET /v1/org/redaction-policy reads it (its versions are counted in the digest)',
   analytics:
     "sums over the organization's own scans (read back through the scan list), no ids, nothing to change: no operation names one",
+  legacy_usage:
+    "the month's count of legacy requests: one per organization and month, no id, changed by no v1 route (GET /v1/legacy-usage reads it)",
 };
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** How a resource type is told apart and read back (tenancy compares foreign ids against unknown ones). */
 export interface ResourceInfo {
-  /** Id prefix kind (lib/ids.ts) of a valid-shaped id. */
-  idKind: keyof typeof ID_PREFIX;
+  /**
+   * Id prefix kind (lib/ids.ts) of a valid-shaped id; `perOrgNumber`: a positive integer numbered per
+   * organization (legacy analysis sessions: 1, 2, 3 … in each), so the same number names each
+   * organization's own resource — it is no other organization's id to leak, and naming it acts on
+   * the caller's own (tenancy checks only that the other organization's state does not move).
+   */
+  idKind: keyof typeof ID_PREFIX | 'perOrgNumber';
   /** The problem code of an unknown (or foreign) id. */
   notFound: string;
   /** The field of a list item holding its id, where it is not `id` (the spec's `run_id`). */
@@ -70,7 +79,17 @@ export const RESOURCES: Record<IdResource, ResourceInfo> = {
   organization: { idKind: 'org', notFound: 'organizations.not_found' },
   redteam_run: { idKind: 'redteamRun', notFound: 'redteam.run_not_found', idField: 'run_id' },
   labeled_event: { idKind: 'labeledEvent', notFound: 'labeled_events.not_found', idField: 'event_id' },
+  legacy_analysis: { idKind: 'perOrgNumber', notFound: 'legacy_analyses.not_found', idField: 'analysis_id' },
 };
+
+/** Whether `t`'s ids are numbered per organization (a number is no organization's secret). */
+export const perOrgNumber = (t: IdResource): boolean => RESOURCES[t].idKind === 'perOrgNumber';
+
+/** A valid-shaped id of `t` that names nothing (the largest integer for per-organization numbers). */
+export function unknownId(t: IdResource): string {
+  const kind = RESOURCES[t].idKind;
+  return kind === 'perOrgNumber' ? '2147483647' : newId(kind);
+}
 
 /** Path parameter → the resource its id names. */
 export const PARAM_RESOURCE: Record<string, IdResource> = {
@@ -84,6 +103,7 @@ export const PARAM_RESOURCE: Record<string, IdResource> = {
   org_id: 'organization',
   run_id: 'redteam_run',
   event_id: 'labeled_event',
+  analysis_id: 'legacy_analysis',
 };
 
 /**

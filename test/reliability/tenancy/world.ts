@@ -6,7 +6,6 @@
  * move, no answer shows an id of the other organization that the caller did not send itself.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { newId } from '../../../lib/ids.ts';
 import { buildOrg, call, expectProblem, type Reply } from '../../support/harness.ts';
 import {
   buildFixture,
@@ -22,10 +21,12 @@ import {
   ID_RESOURCES,
   PARAM_RESOURCE,
   paramsOf,
+  perOrgNumber,
   RESOURCES,
   routeKey,
   ROUTES,
   UNLISTED,
+  unknownId,
   withReceiver,
   type Answer,
   type IdResource,
@@ -89,7 +90,7 @@ async function snapshot(fx: OrgFixture): Promise<Snapshot> {
       state[`${routeKey(e)} ${id}`] = stable(data);
       if (isIdResource(e.resource)) {
         const field = RESOURCES[e.resource].idField ?? 'id';
-        ids[e.resource].push(...data.map((d) => d[field]!));
+        ids[e.resource].push(...data.map((d) => String(d[field]!)));
       }
     }
   }
@@ -162,10 +163,13 @@ export interface World {
 
 const other = (s: 'A' | 'B'): 'A' | 'B' => (s === 'A' ? 'B' : 'A');
 
-/** Ids of `owner` that `viewer` must never be shown: all of them, and the organization's own id. */
+/**
+ * Ids of `owner` that `viewer` must never be shown: all of them (but per-organization numbers, which
+ * every organization has), and the organization's own id.
+ */
 function secretIds(w: World, owner: 'A' | 'B', viewer: 'A' | 'B'): string[] {
   const s = w.seen[owner];
-  const all = [w[owner].org.orgId, ...ID_RESOURCES.flatMap((t) => s.ids[t])];
+  const all = [w[owner].org.orgId, ...ID_RESOURCES.filter((t) => !perOrgNumber(t)).flatMap((t) => s.ids[t])];
   return all.filter((id) => !w.sent[viewer].has(id));
 }
 
@@ -219,8 +223,10 @@ export async function runOp(w: World, op: Op): Promise<void> {
   const res = await send(actor, req);
   const declared = expectedAnswer(e, r.app.config.DEPLOYMENT_MODE);
   expectSane(res, what, declared);
-  if (foreignPart) {
-    const unknown = newId(RESOURCES[resourceOf(foreignPart)].idKind);
+  // The other organization's number names the actor's own resource (or none): only "nothing of the
+  // other organization moved" below applies.
+  if (foreignPart && !perOrgNumber(resourceOf(foreignPart))) {
+    const unknown = unknownId(resourceOf(foreignPart));
     const asUnknown = await send(
       actor,
       build(e, op, ownIds, (i) => (i === foreignAt ? unknown : idOf(i))),
@@ -253,12 +259,16 @@ export async function readBack(w: World): Promise<void> {
         const path = fillPath(e.path, () => id);
         const mineRes = await call(r.app, 'GET', path, { key: owner.org.admin });
         expect(mineRes.status, `${side} reading its own ${path}`).toBe(200);
+        // a number the stranger holds too names the stranger's own resource
+        if (perOrgNumber(t) && w.seen[other(side)].ids[t].includes(id)) continue;
         const theirs = await call(r.app, 'GET', path, { key: stranger.org.admin });
         expectProblem(theirs, 404, RESOURCES[t].notFound);
+        // the answer names the number, which is no secret: no other number's answer reads the same
+        if (perOrgNumber(t)) continue;
         const unknown = await call(
           r.app,
           'GET',
-          fillPath(e.path, () => newId(RESOURCES[t].idKind)),
+          fillPath(e.path, () => unknownId(t)),
           { key: stranger.org.admin },
         );
         expect(masked(theirs), `${other(side)} reading ${side}'s ${path}`).toBe(masked(unknown));

@@ -1,0 +1,96 @@
+/**
+ * Long prompt injection (`long_prompt_injection=true`): the text is cut into overlapping chunks
+ * (engine/chunk.ts), each scored by the prompt-injection detector at the accurate tier, so the answer
+ * says where in a long document an injection sits. Only chunks scoring at or above 0.65 on the
+ * spec's scale are reported (docs/legacy.md).
+ */
+import { CHUNK_OVERLAP, chunkRanges } from '../../engine/chunk.ts';
+import type { Surface } from '../../engine/detector.ts';
+import { ModelDeadlineError, ModelOverloadedError } from '../../engine/model-client.ts';
+import type { ScanEngine } from '../../engine/pipeline.ts';
+import { LegacyErrors } from './errors.ts';
+import { LEGACY_BLOCK_SCORE, legacyScore } from './shapes.ts';
+
+/**
+ * Characters of a chunk: the NER and toxicity window, a few of the accurate model's 460-character
+ * windows and half a sentence-encoder window — small enough to say where, large enough for context.
+ */
+export const LONG_CHUNK_CHARS = 2000;
+
+/** A reported chunk: [start, end) in characters (code points) of the body, and its score. */
+export interface LongDetection {
+  start: number;
+  end: number;
+  score: number;
+}
+
+/** The long-mode element: `result` is the highest reported score (0 when none), as a number like standard mode's. */
+export interface LongInjectionElement {
+  type: 'score';
+  name: 'prompt_injection';
+  result: number;
+  mode: 'long';
+  chunks_analyzed: number;
+  detections: LongDetection[];
+}
+
+/**
+ * Scores every chunk of `text` (their model requests queue together and are batched by the pool).
+ * @throws LegacyError 429 RATE_LIMITED when the pool is saturated, 500 ANALYSIS_TIMEOUT past the deadline.
+ */
+export async function longInjection(
+  engine: ScanEngine,
+  text: string,
+  surface: Surface,
+  deadlineAt: number,
+): Promise<LongInjectionElement> {
+  const chunks = chunkRanges(text, LONG_CHUNK_CHARS, CHUNK_OVERLAP);
+  const defaults = engine.registry.get('prompt_injection')!.thresholds;
+  let scores: number[];
+  try {
+    scores = await Promise.all(
+      chunks.map(async (c) => {
+        const outcome = await engine.scan(
+          { surface, text: text.slice(c.start, c.end), tier: 'accurate', detectors: ['prompt_injection'] },
+          { deadlineAt },
+        );
+        const result = outcome.runs[0]!.result;
+        return legacyScore(result.score, (result.thresholds ?? defaults).block_above);
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ModelOverloadedError) throw LegacyErrors.rateLimited(err.retryAfterSeconds);
+    if (err instanceof ModelDeadlineError) throw LegacyErrors.analysisTimeout();
+    throw err;
+  }
+  const toChars = codePointOffsets(text);
+  const detections = chunks
+    .map((c, i) => ({ start: toChars(c.start), end: toChars(c.end), score: scores[i]! }))
+    .filter((d) => d.score >= LEGACY_BLOCK_SCORE);
+  return {
+    type: 'score',
+    name: 'prompt_injection',
+    result: Math.max(0, ...detections.map((d) => d.score)),
+    mode: 'long',
+    chunks_analyzed: chunks.length,
+    detections,
+  };
+}
+
+/** UTF-16 offset → code point offset in `text` (a table built once: every chunk's start and end are looked up). */
+export function codePointOffsets(text: string): (utf16: number) => number {
+  const table = new Uint32Array(text.length + 1);
+  let points = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // The low half of a surrogate pair is inside the character its high half started (offset: that start).
+    const lowHalf = c >= 0xdc00 && c <= 0xdfff && i > 0 && isHigh(text.charCodeAt(i - 1));
+    table[i] = lowHalf ? points - 1 : points++;
+  }
+  table[text.length] = points;
+  return (utf16) => table[utf16]!;
+}
+
+function isHigh(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}

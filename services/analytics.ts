@@ -8,7 +8,7 @@ import { Errors } from '../lib/errors.ts';
 import { LatencySketch } from '../lib/latency-sketch.ts';
 import type { Db } from '../store/db.ts';
 import { ROLLUP_BUCKET_MS } from '../store/analytics-rollup.ts';
-import { countsByBin, countsWithPrior, latencyByBin, surfaceCounts, topDetectorCounts } from '../store/analytics.ts';
+import { countsByBin, countsWithPrior, latencySketches, surfaceCounts, topDetectorCounts } from '../store/analytics.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -123,10 +123,10 @@ export async function analyticsTopDetectors(
 
 const ms = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
 
-/** p50/p95/p99 scan latency per bin of the grid (DDSketch: within 1 % of the exact value); bins without scans are left out. */
+/** p50/p95/p99 scan latency per bin of the grid (DDSketch: within 1 % of the exact value, the bin's sketch read whole); bins without scans are left out. */
 export async function analyticsLatency(db: Db, orgId: string, input: WindowInput & { bucket: AnalyticsBucket }) {
   const w = alignWindow(input, input.bucket);
-  const rows = await latencyByBin(db, orgId, w.since, w.until, w.binMs);
+  const rows = await latencySketches(db, orgId, w.since, w.until, input.bucket);
   return {
     window: presentWindow(w),
     bucket: input.bucket,

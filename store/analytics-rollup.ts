@@ -153,6 +153,80 @@ export async function rollUpBuckets(q: Queryable, buckets: readonly BucketRef[])
   return rowCount ?? 0;
 }
 
+/** An hour or a day of one organization (its start, epoch ms) whose latency sketch is pre-merged. */
+export interface LatencyBinRef {
+  orgId: string;
+  grain: '1h' | '1d';
+  start: number;
+}
+
+/** The hour and day bins that hold `buckets`, each once. */
+export function latencyBinsOf(buckets: readonly BucketRef[]): LatencyBinRef[] {
+  const bins = new Map<string, LatencyBinRef>();
+  for (const b of buckets) {
+    for (const [grain, ms] of [
+      ['1h', 3_600_000],
+      ['1d', 86_400_000],
+    ] as const) {
+      const start = Math.floor(b.start / ms) * ms;
+      bins.set(`${b.orgId} ${grain} ${start}`, { orgId: b.orgId, grain, start });
+    }
+  }
+  return [...bins.values()];
+}
+
+/**
+ * Recomputes the hour and day latency sketches of `bins` by merging the 15-minute sketches inside
+ * each (bucket counts added, extremes taken): a replace like rollUpBuckets, so it is as idempotent;
+ * a bin with no bucket left is deleted. Run after the bins' buckets were rolled up. Returns how many
+ * bin rows were written.
+ */
+export async function rollUpLatencyBins(q: Queryable, bins: readonly LatencyBinRef[]): Promise<number> {
+  if (bins.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `WITH t AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS t(org_id, grain, bin_start)
+     ),
+     r AS (
+       SELECT t.org_id, t.grain, t.bin_start, b.latency
+       FROM t CROSS JOIN LATERAL (
+         SELECT latency FROM analytics_buckets b
+         WHERE b.org_id = t.org_id AND b.bucket_start >= t.bin_start
+           AND b.bucket_start < t.bin_start + CASE t.grain WHEN '1h' THEN interval '1 hour' ELSE interval '1 day' END
+         OFFSET 0
+       ) b
+     ),
+     counts AS (
+       SELECT org_id, grain, bin_start, jsonb_object_agg(key, n) AS buckets
+       FROM (
+         SELECT r.org_id, r.grain, r.bin_start, e.key, sum(e.value::bigint) AS n
+         FROM r CROSS JOIN LATERAL jsonb_each_text(r.latency->'buckets') e GROUP BY 1, 2, 3, 4
+       ) x GROUP BY 1, 2, 3
+     ),
+     per_bin AS (
+       SELECT org_id, grain, bin_start, (min(latency->>'alpha'))::float8 AS alpha,
+              sum((latency->>'count')::bigint) AS n, sum((latency->>'zero')::bigint) AS zero,
+              min((latency->>'min')::float8) AS lo, max((latency->>'max')::float8) AS hi
+       FROM r GROUP BY 1, 2, 3
+     ),
+     gone AS (
+       DELETE FROM analytics_latency l USING t
+       WHERE l.org_id = t.org_id AND l.grain = t.grain AND l.bin_start = t.bin_start
+         AND NOT EXISTS (
+           SELECT 1 FROM per_bin p WHERE p.org_id = t.org_id AND p.grain = t.grain AND p.bin_start = t.bin_start
+         )
+     )
+     INSERT INTO analytics_latency (org_id, grain, bin_start, latency)
+     SELECT p.org_id, p.grain, p.bin_start,
+            jsonb_build_object('alpha', p.alpha, 'count', p.n, 'zero', p.zero, 'min', p.lo, 'max', p.hi,
+                               'buckets', coalesce(c.buckets, '{}'::jsonb))
+     FROM per_bin p LEFT JOIN counts c USING (org_id, grain, bin_start)
+     ON CONFLICT (org_id, grain, bin_start) DO UPDATE SET latency = EXCLUDED.latency`,
+    [bins.map((b) => b.orgId), bins.map((b) => b.grain), bins.map((b) => new Date(b.start))],
+  );
+  return rowCount ?? 0;
+}
+
 /**
  * Moves the watermark to `next` (never backwards: a run presumed dead that finishes late cannot undo
  * a later run's progress) and records when.

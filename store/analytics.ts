@@ -93,39 +93,24 @@ export async function topDetectorCounts(
 }
 
 /**
- * The latency sketches of [since, until) merged per `binMs` bin (bucket counts added, extremes taken):
- * only bins with traffic, by time ascending. The merge happens in the database, so only one sketch
- * per bin crosses the wire.
+ * The latency sketch of each bin of the grid in [since, until) with traffic, by time ascending: the
+ * 15-minute buckets' own sketches, or the hour and day sketches the rollup pre-merged
+ * (analytics_latency), so no request merges sketches. The grid's name is the service's bucket name.
  */
-export async function latencyByBin(
+export async function latencySketches(
   q: Queryable,
   orgId: string,
   since: Date,
   until: Date,
-  binMs: number,
+  grain: '15m' | '1h' | '1d',
 ): Promise<{ t: number; sketch: LatencySketchData }[]> {
   const { rows } = await q.query<{ t: number; sketch: LatencySketchData }>(
-    `WITH r AS (
-       SELECT ${BIN} AS t, latency FROM analytics_buckets
-       WHERE org_id = $1 AND bucket_start >= $2 AND bucket_start < $3
-     ),
-     counts AS (
-       SELECT t, jsonb_object_agg(key, n) AS buckets
-       FROM (
-         SELECT r.t, e.key, sum(e.value::bigint) AS n
-         FROM r CROSS JOIN LATERAL jsonb_each_text(r.latency->'buckets') e GROUP BY 1, 2
-       ) x GROUP BY t
-     ),
-     per_bin AS (
-       SELECT t, (min(latency->>'alpha'))::float8 AS alpha, sum((latency->>'count')::bigint) AS count,
-              sum((latency->>'zero')::bigint) AS zero,
-              min((latency->>'min')::float8) AS lo, max((latency->>'max')::float8) AS hi
-       FROM r GROUP BY t
-     )
-     SELECT p.t, jsonb_build_object('alpha', p.alpha, 'count', p.count, 'zero', p.zero, 'min', p.lo, 'max', p.hi,
-              'buckets', coalesce(c.buckets, '{}'::jsonb)) AS sketch
-     FROM per_bin p LEFT JOIN counts c USING (t) WHERE p.count > 0 ORDER BY p.t`,
-    [orgId, since, until, binMs],
+    grain === '15m'
+      ? `SELECT (extract(epoch FROM bucket_start) * 1000)::bigint AS t, latency AS sketch FROM analytics_buckets
+         WHERE org_id = $1 AND bucket_start >= $2 AND bucket_start < $3 ORDER BY bucket_start`
+      : `SELECT (extract(epoch FROM bin_start) * 1000)::bigint AS t, latency AS sketch FROM analytics_latency
+         WHERE org_id = $1 AND grain = $4 AND bin_start >= $2 AND bin_start < $3 ORDER BY bin_start`,
+    grain === '15m' ? [orgId, since, until] : [orgId, since, until, grain],
   );
   return rows;
 }

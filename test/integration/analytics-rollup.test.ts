@@ -53,6 +53,30 @@ describe('rollup-analytics', () => {
     expect(await summary(org.admin, ...window)).toMatchObject({ total: 3, allowed: 1, warned: 1, blocked: 1 });
   });
 
+  it('recomputes the hour and day latency sketches of a bucket a late scan changed', async () => {
+    const orgId = await freshOrg('Rollup latency bins');
+    await storeScans(app.db, orgId, [{ at: new Date('2025-03-06T09:20:00Z'), latencyMs: 10 }]);
+    await rollUp(app);
+    const bins = async () =>
+      (
+        await app.db.query(
+          `SELECT grain, bin_start, (latency->>'count')::int AS n, (latency->>'max')::float8 AS hi
+           FROM analytics_latency WHERE org_id = $1 ORDER BY grain, bin_start`,
+          [orgId],
+        )
+      ).rows;
+    expect(await bins()).toEqual([
+      { grain: '1d', bin_start: new Date('2025-03-06T00:00:00Z'), n: 1, hi: 10 },
+      { grain: '1h', bin_start: new Date('2025-03-06T09:00:00Z'), n: 1, hi: 10 },
+    ]);
+    await storeScans(app.db, orgId, [{ at: new Date('2025-03-06T09:59:59.999Z'), latencyMs: 300 }]);
+    await rollUp(app);
+    expect(await bins()).toEqual([
+      { grain: '1d', bin_start: new Date('2025-03-06T00:00:00Z'), n: 2, hi: 300 },
+      { grain: '1h', bin_start: new Date('2025-03-06T09:00:00Z'), n: 2, hi: 300 },
+    ]);
+  });
+
   it('finds a scan whose transaction was still open during a run (the watermark is the snapshot xmin)', async () => {
     const orgId = await freshOrg('Rollup in-flight');
     const client = await app.db.connect();

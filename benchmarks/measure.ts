@@ -47,7 +47,7 @@ export interface MeasureOptions {
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
 /** The q-quantile (0..1) of ascending `sorted` (nearest rank). */
-function quantile(sorted: Float64Array, q: number): number {
+export function quantile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }

@@ -11,6 +11,7 @@ import {
   type TestApp,
   type TestOrg,
 } from '../support/harness.ts';
+import { collectLogLines, waitForLogLine } from '../support/child-logs.ts';
 import { freePort } from '../../benchmarks/processes.ts';
 
 // `npm start -- --cluster 2`: two processes behind one port, sharing PostgreSQL and Redis.
@@ -76,24 +77,8 @@ beforeAll(async () => {
     },
   });
   exit = new Promise((resolve) => primary.once('exit', (code) => resolve(code)));
-  let buffered = '';
-  primary.stdout!.on('data', (d: Buffer) => {
-    buffered += d.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const l of parts) {
-      try {
-        lines.push(JSON.parse(l));
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const deadline = Date.now() + 45_000;
-  while (!lines.some((l) => l.msg === 'content firewall cluster listening')) {
-    if (Date.now() > deadline) throw new Error('cluster did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  collectLogLines(primary, lines);
+  await waitForLogLine(lines, 'content firewall cluster listening');
 }, 60_000);
 afterAll(async () => {
   if (primary && primary.exitCode === null) primary.kill('SIGKILL');

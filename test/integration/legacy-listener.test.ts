@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../benchmarks/processes.ts';
 import { buildOrg, isolatedDatabase, startTestApp, TEST_MASTER_SECRET, type TestApp } from '../support/harness.ts';
+import { collectLogLines, waitForLogLine } from '../support/child-logs.ts';
 import { newAnalysis } from './legacy-fixture.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -36,24 +37,8 @@ beforeAll(async () => {
     },
   });
   exit = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  let buffered = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buffered += d.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const l of parts) {
-      try {
-        lines.push(JSON.parse(l));
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const deadline = Date.now() + 45_000;
-  while (!lines.some((l) => l.msg === 'content firewall listening')) {
-    if (Date.now() > deadline) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  collectLogLines(child, lines);
+  await waitForLogLine(lines, 'content firewall listening');
 }, 60_000);
 afterAll(async () => {
   if (child && child.exitCode === null) child.kill('SIGKILL');

@@ -60,6 +60,25 @@ function barrier(task: { barrier: SharedArrayBuffer; threads: number; timeoutMs:
   return true;
 }
 
+// Characters of warm-up text per model: about one thread's share of a split long request
+// (POOL_SPLIT_CHARS' default), e.g. 16 full windows of the sentence encoder, 18 of pi-accurate.
+const WARMUP_CHARS = 8_000;
+const WARMUP_WORDS = ['report', 'quarterly', 'Paris', 'Ignore', 'instructions', 'ssh', 'invoice', 'Dana', 'revenue'];
+
+/**
+ * Texts of `maxChars` characters (one model window each) adding up to WARMUP_CHARS, all different,
+ * so the sentence encoder's window cache does not fold them into one.
+ */
+function warmupDocument(maxChars: number): string[] {
+  const n = Math.max(2, Math.ceil(WARMUP_CHARS / Math.max(1, maxChars)));
+  return Array.from({ length: n }, (_, t) => {
+    let text = '';
+    for (let i = 0; text.length < maxChars; i++)
+      text += `${WARMUP_WORDS[(i * 7 + t) % WARMUP_WORDS.length]}${(i * 31 + t * 17) % 1000} `;
+    return text.slice(0, maxChars);
+  });
+}
+
 async function infer(part: InferencePart): Promise<PartReply> {
   try {
     if (part.op === 'classify') {
@@ -95,9 +114,14 @@ export default async function run(task: ModelTask): Promise<ModelReply> {
       // Block this thread until every thread holds a warm-up task: then each one has loaded.
       if (!barrier(task))
         return { ok: false, code: 'warmup_timeout', message: 'not every worker thread started in time' };
-      // Run each model once so the first real request does not pay for lazy initialisation.
+      // Run each model once so the first real request does not pay for lazy initialisation, then once
+      // more at a long document's shapes (full-length windows, a thread's share of a split request):
+      // onnxruntime sizes its buffers on the first run of a shape, which cost the first long request
+      // after start-up seconds.
       for (const m of classifiers.values()) await m.scoreBatch(['warm up']);
       for (const m of taggers.values()) await m.entitiesBatch(['Warm up in Paris']);
+      for (const m of classifiers.values()) await m.scoreBatch(warmupDocument(m.entry.max_chars));
+      for (const m of taggers.values()) await m.entitiesBatch(warmupDocument(m.entry.max_chars));
       return { ok: true, loaded: [...classifiers.keys(), ...taggers.keys()] };
     }
     default:

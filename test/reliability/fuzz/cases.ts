@@ -81,7 +81,7 @@ function maybe<T>(arb: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | null> {
   return fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
 }
 
-const JUNK_QUERY = [
+export const JUNK_QUERY = [
   '',
   '%00',
   'a%00b',
@@ -165,7 +165,7 @@ function queryArb(e: RouteEntry): fc.Arbitrary<string> {
 }
 
 // Header values a client can send: visible latin-1, no leading or trailing blanks.
-const headerValue = fc.string({
+export const headerValue = fc.string({
   unit: fc
     .integer({ min: 0x21, max: 0xff })
     .filter((c) => c < 0x7f || c > 0x9f)

@@ -35,6 +35,8 @@ export async function run(ctx: JobContext): Promise<{ buckets: number; latencyBi
     await rollUpLatencyBins(ctx.db, bins.slice(i, i + BUCKETS_PER_STATEMENT));
     await ctx.touch();
   }
-  await advanceWatermark(ctx.db, pending.next, ctx.clock.now());
+  if (pending.reset)
+    ctx.logger.warn('analytics watermark ahead of the cluster (a restore?): every bucket rolled up again');
+  await advanceWatermark(ctx.db, pending.next, ctx.clock.now(), pending.reset);
   return { buckets: pending.buckets.length, latencyBins: bins.length };
 }

@@ -28,34 +28,50 @@ export interface PendingBuckets {
   watermark: string | null;
   /** What the watermark becomes once `buckets` are rolled up (int8 as text). */
   next: string;
+  /**
+   * The stored watermark was ahead of every transaction id this cluster has assigned: the database
+   * was restored into another cluster (a logical dump restarts the counter). Every bucket is
+   * pending, as on a first run, and the watermark is set back to `next`.
+   */
+  reset: boolean;
   buckets: BucketRef[];
 }
 
 /**
- * The buckets holding scans at or above the watermark (every bucket with scans on the first run),
- * and the snapshot xmin that becomes the next watermark, read in one REPEATABLE READ snapshot so the
- * two agree.
+ * The buckets holding scans at or above the watermark and below the snapshot's xmax (every bucket
+ * with scans on the first run, or after a reset), and the snapshot xmin that becomes the next
+ * watermark, read in one REPEATABLE READ snapshot so they agree. The xmax bound keeps rows a restore
+ * brought with ids from another cluster's future out of every run until the counter passes them
+ * (then each is found once: a harmless recompute).
  */
 export async function pendingBuckets(db: Db): Promise<PendingBuckets> {
   const client = await db.connect();
   let broken: Error | undefined;
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const head = await client.query<{ next: string; watermark: string | null }>(
-      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS next,
-              (SELECT xid_watermark::text FROM analytics_rollup_state) AS watermark`,
+    const head = await client.query<{ next: string; horizon: string; stored: string | null }>(
+      `SELECT pg_snapshot_xmin(s)::text AS next, pg_snapshot_xmax(s)::text AS horizon,
+              (SELECT xid_watermark::text FROM analytics_rollup_state) AS stored
+       FROM pg_current_snapshot() s`,
     );
-    const { next, watermark } = head.rows[0]!;
+    const { next, horizon, stored } = head.rows[0]!;
+    const reset = stored !== null && BigInt(stored) > BigInt(horizon);
+    const watermark = reset ? null : stored;
     const bucketOf = `date_bin('15 minutes', created_at, 'epoch')`;
     const found = await client.query<{ org_id: string; start: string }>(
       watermark === null
         ? `SELECT DISTINCT org_id, (extract(epoch FROM ${bucketOf}) * 1000)::bigint::text AS start FROM scans`
         : `SELECT DISTINCT org_id, (extract(epoch FROM ${bucketOf}) * 1000)::bigint::text AS start
-           FROM scans WHERE ingest_xid >= $1::bigint`,
-      watermark === null ? [] : [watermark],
+           FROM scans WHERE ingest_xid >= $1::bigint AND ingest_xid < $2::bigint`,
+      watermark === null ? [] : [watermark, horizon],
     );
     await client.query('COMMIT');
-    return { watermark, next, buckets: found.rows.map((r) => ({ orgId: r.org_id, start: Number(r.start) })) };
+    return {
+      watermark,
+      next,
+      reset,
+      buckets: found.rows.map((r) => ({ orgId: r.org_id, start: Number(r.start) })),
+    };
   } catch (err) {
     await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
     throw err;
@@ -229,15 +245,16 @@ export async function rollUpLatencyBins(q: Queryable, bins: readonly LatencyBinR
 
 /**
  * Moves the watermark to `next` (never backwards: a run presumed dead that finishes late cannot undo
- * a later run's progress) and records when.
+ * a later run's progress — except after a `reset`, which sets it back on purpose) and records when.
  */
-export async function advanceWatermark(q: Queryable, next: string, at: Date): Promise<void> {
+export async function advanceWatermark(q: Queryable, next: string, at: Date, reset = false): Promise<void> {
   await q.query(
     `INSERT INTO analytics_rollup_state (singleton, xid_watermark, rolled_up_at) VALUES (true, $1::bigint, $2)
      ON CONFLICT (singleton) DO UPDATE
-       SET xid_watermark = greatest(analytics_rollup_state.xid_watermark, EXCLUDED.xid_watermark),
+       SET xid_watermark = CASE WHEN $3 THEN EXCLUDED.xid_watermark
+                                ELSE greatest(analytics_rollup_state.xid_watermark, EXCLUDED.xid_watermark) END,
            rolled_up_at = EXCLUDED.rolled_up_at`,
-    [next, at],
+    [next, at, reset],
   );
 }
 

@@ -192,4 +192,26 @@ describe('rollup-analytics', () => {
       [1, 1, 0, 0],
     ]);
   });
+
+  it('a watermark ahead of the cluster (a restore into another cluster) rolls everything up again, then resumes', async () => {
+    const orgId = await freshOrg('Rollup restored');
+    const at = Date.parse('2025-03-15T08:00:00Z');
+    await storeScans(app.db, orgId, [{ at: new Date(at), action: 'warned' }]);
+    await rollUp(app);
+    const expected = await bucketRows(app.db, orgId);
+    // what a logical restore leaves: the stored watermark and this table's ids from another cluster's future
+    const future = '9000000000000';
+    await app.db.query('UPDATE analytics_rollup_state SET xid_watermark = $1', [future]);
+    await app.db.query('UPDATE scans SET ingest_xid = $2 WHERE org_id = $1', [orgId, future]);
+    await app.db.query('DELETE FROM analytics_buckets WHERE org_id = $1', [orgId]);
+    await rollUp(app);
+    expect(await bucketRows(app.db, orgId)).toEqual(expected);
+    expect(BigInt((await watermark())!)).toBeLessThan(BigInt(future));
+    // afterwards new scans are found as usual, and the restored rows are not re-found on every run
+    await storeScans(app.db, orgId, [{ at: new Date(at + 60_000), action: 'blocked' }]);
+    const result = await rollUp(app);
+    expect(result.buckets).toBe(1);
+    expect((await bucketRows(app.db, orgId)).map((r) => [r.total, r.warned, r.blocked])).toEqual([[2, 1, 1]]);
+    expect((await rollUp(app)).buckets).toBe(0);
+  });
 });

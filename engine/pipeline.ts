@@ -22,6 +22,12 @@ export interface ScanInput {
   detectors?: readonly string[];
   /** The policy that decides (null: built-in thresholds). Its disabled detectors run only when named. */
   policy?: CompiledPolicy | null;
+  /**
+   * Results the caller already computed for some of the selected detectors, used as they are (those
+   * detectors do not run): the legacy API's long mode scores a long text chunk by chunk and records
+   * the scan with that result instead of scoring the whole text a second time.
+   */
+  precomputed?: ReadonlyMap<string, DetectorResult>;
   /** What policy rules and MCP lists read besides the findings. */
   context?: {
     agent_id?: string | null;
@@ -79,7 +85,7 @@ export class ScanEngine {
     // their inference overlaps the in-process detectors) before the first streaming event is written.
     const ready: [number, DetectorResult][] = [];
     detectors.forEach((d, i) => {
-      const out = d.detect(detectorInput);
+      const out = input.precomputed?.get(d.name) ?? d.detect(detectorInput);
       if (out instanceof Promise) pending.push(out.then((r) => finish(i, r)));
       else ready.push([i, out]);
     });

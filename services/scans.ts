@@ -4,6 +4,7 @@
  */
 import type { Metrics } from '../lib/metrics.ts';
 import { renderToolset } from '../engine/content.ts';
+import type { DetectorResult } from '../engine/detector.ts';
 import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
 import { shownDecision, type CompiledPolicy } from '../engine/policy.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -41,6 +42,8 @@ export interface ScanMeta {
   onResult?(run: DetectorRun): void;
   /** The policy `checkScanRequest` resolved (saves a second lookup); resolved here when absent. */
   policy?: CompiledPolicy | null;
+  /** Detector results the caller computed already (engine ScanInput.precomputed). */
+  precomputed?: ReadonlyMap<string, DetectorResult>;
 }
 
 /** SHA-256 of an end-user id, lowercase hex: the only form in which it is stored. */
@@ -99,6 +102,7 @@ export async function createScan(
         tier: options.tier,
         detectors: options.detectors,
         policy,
+        precomputed: meta.precomputed,
         context: {
           agent_id: context.agent_id,
           session_id: context.session_id,

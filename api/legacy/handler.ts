@@ -101,20 +101,24 @@ async function analyze(
     options: { capture: query.capture, detectors: query.detections.map((d) => DETECTORS[d]), tier: 'accurate' },
   };
   const results = new Map<string, DetectorResult>();
-  const wantsLong = query.long && query.detections.includes('prompt_injection');
-  const [, long] = await Promise.all([
-    createScan(s.scans, principal.org_id, input, {
-      apiKeyId: principal.actor_id,
-      requestId,
-      onResult: (run) => results.set(run.result.detector, run.result),
-    }),
-    wantsLong ? longInjection(s.engine, text, surface, Date.now() + s.config.SCAN_DEADLINE_MS) : null,
-  ]);
+  // Long mode scores the text chunk by chunk first; the recorded scan takes the best chunk's result
+  // rather than embedding the whole text again.
+  const long =
+    query.long && query.detections.includes('prompt_injection')
+      ? await longInjection(s.engine, text, surface, Date.now() + s.config.SCAN_DEADLINE_MS)
+      : null;
+  await createScan(s.scans, principal.org_id, input, {
+    apiKeyId: principal.actor_id,
+    requestId,
+    onResult: (run) => results.set(run.result.detector, run.result),
+    ...(long ? { precomputed: new Map([['prompt_injection', long.result]]) } : {}),
+  });
   const registry = s.engine.registry;
   return query.detections.map((d) => {
     if (d === 'prompt_injection')
       return (
-        long ?? promptInjectionElement(results.get('prompt_injection')!, registry.get('prompt_injection')!.thresholds)
+        long?.element ??
+        promptInjectionElement(results.get('prompt_injection')!, registry.get('prompt_injection')!.thresholds)
       );
     if (d === 'pii') return piiElement(results.get('pii')?.items ?? []);
     return sensitivePathElement(findSensitivePaths({ text: normalize(text), surface, tier: 'accurate' }));

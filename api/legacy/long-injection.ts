@@ -5,7 +5,7 @@
  * spec's scale are reported (docs/legacy.md).
  */
 import { CHUNK_OVERLAP, chunkRanges } from '../../engine/chunk.ts';
-import type { Surface } from '../../engine/detector.ts';
+import type { DetectorResult, Surface } from '../../engine/detector.ts';
 import { ModelDeadlineError, ModelOverloadedError } from '../../engine/model-client.ts';
 import type { ScanEngine } from '../../engine/pipeline.ts';
 import { LegacyErrors } from './errors.ts';
@@ -34,8 +34,17 @@ export interface LongInjectionElement {
   detections: LongDetection[];
 }
 
+/** The long-mode answer and the prompt-injection result the recorded scan takes (its best chunk's). */
+export interface LongInjection {
+  element: LongInjectionElement;
+  /** The highest-scoring chunk's result, its item spans moved to offsets in the whole text. */
+  result: DetectorResult;
+}
+
 /**
  * Scores every chunk of `text` (their model requests queue together and are batched by the pool).
+ * The best chunk's result stands for the whole text in the recorded scan, so the text is embedded
+ * once, not once per chunk and again whole.
  * @throws LegacyError 429 RATE_LIMITED when the pool is saturated, 500 ANALYSIS_TIMEOUT past the deadline.
  */
 export async function longInjection(
@@ -43,19 +52,18 @@ export async function longInjection(
   text: string,
   surface: Surface,
   deadlineAt: number,
-): Promise<LongInjectionElement> {
+): Promise<LongInjection> {
   const chunks = chunkRanges(text, LONG_CHUNK_CHARS, CHUNK_OVERLAP);
   const defaults = engine.registry.get('prompt_injection')!.thresholds;
-  let scores: number[];
+  let results: DetectorResult[];
   try {
-    scores = await Promise.all(
+    results = await Promise.all(
       chunks.map(async (c) => {
         const outcome = await engine.scan(
           { surface, text: text.slice(c.start, c.end), tier: 'accurate', detectors: ['prompt_injection'] },
           { deadlineAt },
         );
-        const result = outcome.runs[0]!.result;
-        return legacyScore(result.score, (result.thresholds ?? defaults).block_above);
+        return outcome.runs[0]!.result;
       }),
     );
   } catch (err) {
@@ -63,17 +71,27 @@ export async function longInjection(
     if (err instanceof ModelDeadlineError) throw LegacyErrors.analysisTimeout();
     throw err;
   }
+  const scores = results.map((r) => legacyScore(r.score, (r.thresholds ?? defaults).block_above));
+  const best = scores.indexOf(Math.max(...scores));
+  const shift = chunks[best]!.start;
+  const bestResult = results[best]!;
   const toChars = codePointOffsets(text);
   const detections = chunks
     .map((c, i) => ({ start: toChars(c.start), end: toChars(c.end), score: scores[i]! }))
     .filter((d) => d.score >= LEGACY_BLOCK_SCORE);
   return {
-    type: 'score',
-    name: 'prompt_injection',
-    result: Math.max(0, ...detections.map((d) => d.score)),
-    mode: 'long',
-    chunks_analyzed: chunks.length,
-    detections,
+    element: {
+      type: 'score',
+      name: 'prompt_injection',
+      result: Math.max(0, ...detections.map((d) => d.score)),
+      mode: 'long',
+      chunks_analyzed: chunks.length,
+      detections,
+    },
+    result: {
+      ...bestResult,
+      items: bestResult.items.map((item) => ({ ...item, span: [item.span[0] + shift, item.span[1] + shift] })),
+    },
   };
 }
 

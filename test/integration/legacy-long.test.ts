@@ -35,7 +35,7 @@ describe('long_prompt_injection=true on the model pool', () => {
   it('reports the chunks holding the injection, in character offsets, for 50,000 characters', async () => {
     const text = document(50_000);
     expect([...text].length).toBe(50_000);
-    const path = `/v1/analysis/${id}?long_prompt_injection=true&detections=prompt_injection,pii,sensitive_path_detection`;
+    const path = `/v1/analysis/${id}?long_prompt_injection=true&detections=prompt_injection,pii,sensitive_path_detection&tag=long-doc`;
     const last = await legacy(app, path, { key: org.admin, text });
     expect(last.status, last.text.slice(0, 300)).toBe(200);
 
@@ -54,6 +54,18 @@ describe('long_prompt_injection=true on the model pool', () => {
     expect(
       pi.detections.some((d: { start: number; end: number }) => d.start <= injectionChar && injectionChar < d.end),
     ).toBe(true);
+
+    // The recorded scan takes the best chunk's result (the text is not embedded a second time whole):
+    // blocked, its finding's span an offset into the whole text.
+    const { rows } = await app.db.query(
+      `SELECT action, scores, findings FROM scans WHERE org_id = $1 AND trace_id = 'long-doc'`,
+      [org.orgId],
+    );
+    expect(rows[0].action).toBe('blocked');
+    const finding = rows[0].findings.find((f: { detector: string }) => f.detector === 'prompt_injection');
+    const [start, end] = finding.items[0].span as [number, number];
+    expect(text.slice(start, end)).toBe(finding.items[0].text);
+    expect(text.slice(start, end)).toMatch(/Ignore all previous|DAN|system prompt/);
   }, 60_000);
 
   it('a standard request on the pool answers the accurate tier and records it', async () => {

@@ -26,6 +26,7 @@ import { redteamRunRoutes } from './routes/redteam-runs/router.ts';
 import { labeledEventRoutes } from './routes/labeled-events/router.ts';
 import { analyticsRoutes } from './routes/analytics/router.ts';
 import { legacyAnalysisRoutes } from './routes/legacy-analyses/router.ts';
+import { openApiRoutes } from './openapi/router.ts';
 
 export interface BuiltApp {
   app: Express;
@@ -75,6 +76,7 @@ export function buildApp(services: AppServices): BuiltApp {
   labeledEventRoutes(routes, services);
   analyticsRoutes(routes, services, services.engine);
   legacyAnalysisRoutes(routes, services);
+  openApiRoutes(routes);
   routes.mount(app, probes);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));

@@ -49,14 +49,29 @@ export interface RouteSpec<P, Q, B> {
    * `body` must be unset. Idempotency-Key still applies (with a bearer), fingerprinted without the body.
    */
   rawBody?: boolean;
+  /**
+   * The route also answers server-sent events (`Accept: text/event-stream`). Read only by the
+   * OpenAPI document (api/openapi/): the handler chooses the framing itself.
+   */
+  eventStream?: boolean;
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<void> | void;
 }
 
-/** One declared route as `Routes.declared()` lists it: the method, the Express path, its access. */
+/**
+ * One declared route as `Routes.declared()` lists it: the method, the Express path, its access; and,
+ * for the OpenAPI document (api/openapi/), its query and body schemas and how its chain treats it.
+ */
 export interface DeclaredRoute {
   method: Uppercase<Method>;
   path: string;
   access: Access;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Idempotency-Key applies: a POST or PUT, with a bearer (the middleware needs a principal). */
+  idempotent?: boolean;
+  probe?: boolean;
+  rawBody?: boolean;
+  eventStream?: boolean;
 }
 
 /** Middleware every route gets, built once by the app. */
@@ -98,7 +113,17 @@ export class Routes {
     const chain = this.bodyChain(method).filter((h) => !spec.rawBody || h !== this.chain.jsonBody);
     methods.set(method, [access(spec.access), ...chain, run(spec)]);
     if (spec.probe) this.probePaths.add(path);
-    this.table.push({ method: method.toUpperCase() as Uppercase<Method>, path, access: spec.access });
+    this.table.push({
+      method: method.toUpperCase() as Uppercase<Method>,
+      path,
+      access: spec.access,
+      query: spec.query,
+      body: spec.body,
+      idempotent: (method === 'post' || method === 'put') && spec.access !== 'public',
+      probe: spec.probe,
+      rawBody: spec.rawBody,
+      eventStream: spec.eventStream,
+    });
     return this;
   }
 

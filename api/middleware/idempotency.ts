@@ -18,7 +18,7 @@ export interface IdempotencyHandle {
   release(): Promise<void>;
 }
 
-const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
+export const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
 /**

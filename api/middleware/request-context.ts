@@ -7,7 +7,7 @@ import { Errors } from '../../lib/errors.ts';
 import { API_VERSIONS, isCalendarDate, LATEST_API_VERSION, resolveApiVersion } from '../versions.ts';
 
 // A client's X-Request-Id is kept when it is short and plain; anything else is replaced.
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * First middleware on every request: request id (echoed, and bound to every log line), the default

@@ -11,6 +11,7 @@
  * listed in `ROUTES` below; a new resource type: `RESOURCES` in routes/model.ts and the fixture),
  * or every reliability suite fails (docs/ARCHITECTURE.md, test section).
  */
+import { templateOf } from '../../api/openapi/paths.ts';
 import type { DeclaredRoute } from '../../api/route.ts';
 import { ANALYTICS_ROUTES } from './routes/analytics.ts';
 import { API_KEY_ROUTES } from './routes/api-keys.ts';
@@ -21,6 +22,7 @@ import { HEALTH_ROUTES } from './routes/health.ts';
 import { INVITE_ROUTES } from './routes/invites.ts';
 import { ME_ROUTES } from './routes/me.ts';
 import { PARAM_RESOURCE, PARAM_TOKEN, type RouteEntry } from './routes/model.ts';
+import { OPENAPI_ROUTES } from './routes/openapi.ts';
 import { ORGANIZATION_ROUTES } from './routes/organizations.ts';
 import { POLICY_ROUTES } from './routes/policies.ts';
 import { SCAN_ROUTES } from './routes/scans.ts';
@@ -79,15 +81,14 @@ export const ROUTES: readonly RouteEntry[] = [
   ...REDACTION_POLICY_ROUTES,
   ...ANALYTICS_ROUTES,
   ...LEGACY_ANALYSIS_ROUTES,
+  ...OPENAPI_ROUTES,
 ];
 
 /** `METHOD /template` — one key per route. */
 export const routeKey = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
-/** An Express path (`/v1/api-keys/:api_key_id\:rotate`) as the spec's template (`/v1/api-keys/{api_key_id}:rotate`). */
-export function templateOf(expressPath: string): string {
-  return expressPath.replace(/(?<!\\):([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}').replaceAll('\\:', ':');
-}
+/** An Express path as the spec's template (api/openapi/paths.ts, which the OpenAPI document uses too). */
+export { templateOf };
 
 /** The path parameters of a template, in order. */
 export function paramsOf(template: string): string[] {

@@ -23,6 +23,7 @@ const wantsStream = (req: Request) => (req.get('accept') ?? '').toLowerCase().in
 export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void {
   routes.post('/v1/scans', {
     access: 'scans:write',
+    eventStream: true,
     body: createScanBody(s.config.SCAN_MAX_TEXT_CHARS),
     // Tool results and documents may carry NUL or a lone surrogate: the scanned content stores each as
     // U+FFFD (findings index it by character offset); elsewhere in the body they are 400.

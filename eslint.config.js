@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'coverage/', '.data/', 'benchmarks/results/', 'models/', 'test/fixtures/', 'scratch/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'coverage/',
+      '.data/',
+      'benchmarks/results/',
+      'models/',
+      'test/fixtures/',
+      'scratch/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

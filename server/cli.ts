@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { SCOPES } from '../lib/scopes.ts';
 import { presentApiKey } from '../api/routes/api-keys/presenter.ts';
 import { createApiKeyBody } from '../api/routes/api-keys/schema.ts';
 import { issuesOf } from '../api/validate.ts';
@@ -17,7 +18,7 @@ import { redteamCommand, REDTEAM_USAGE } from './redteam-cli.ts';
 
 const USAGE = `Content firewall operator CLI
 
-Usage: npm run cli -- <command> [options]
+Usage: npx content-firewall <command> [options]     (or: npm run -s cli -- <command> [options])
 
   bootstrap --org NAME [--force] [--json]
       Create organization NAME (if none has that name) and an admin API key; prints the secret once.
@@ -31,9 +32,29 @@ Usage: npm run cli -- <command> [options]
   keys revoke --org ORG --id ak_... [--json]
 ${REDTEAM_USAGE}
 
+  help
+      This text (npx keeps --help for itself: use \`npx content-firewall help\`).
+
 ORG is an organization id, slug or exact display name. The CLI reads the same configuration as the
 server: DATABASE_URL, or the embedded database under DATA_DIR (default ./.data), used whether the
-server is running or stopped.`;
+server is running or stopped. --json prints JSON only on stdout (logs go to stderr).
+
+Scopes (--scopes, comma-separated; admin implies every other):
+${wrap(SCOPES.join(', '), 96, '  ')}`;
+
+/** `text` broken at spaces into lines of at most `width` characters, each after `indent`. */
+function wrap(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => indent + l).join('\n');
+}
 
 class UsageError extends Error {}
 
@@ -187,9 +208,9 @@ async function main(): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
-  if (parsed.values.help || parsed.positionals.length === 0) {
+  if (parsed.values.help || parsed.positionals[0] === 'help' || parsed.positionals.length === 0) {
     process.stdout.write(`${USAGE}\n`);
-    return parsed.values.help ? 0 : 2;
+    return parsed.positionals.length === 0 && !parsed.values.help ? 2 : 0;
   }
   const config = loadConfigOrReport();
   if (!config) return 1;

@@ -2,27 +2,16 @@
  * The operator CLI as its binary (`bin/content-firewall.js`, what `npx content-firewall` runs): help
  * with every scope, and `--json` output that is JSON alone on stdout (no npm banner), so `| jq` works.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import { expect, inject, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SCOPES } from '../../lib/scopes.ts';
+import { runCli } from '../support/cli.ts';
 
-const run = promisify(execFile);
-
-function env(): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: inject('databaseUrl'),
-    SECRET_KEY: 'cli-test-secret-0123456789abcdef',
-    LOG_LEVEL: 'warn',
-  };
-  delete e.REDIS_URL;
-  return e;
-}
-
-const cli = (...args: string[]) =>
-  run(process.execPath, ['bin/content-firewall.js', ...args], { env: env(), timeout: 60_000 });
+const cli = async (...args: string[]) => {
+  const r = await runCli(...args);
+  if (r.code !== 0) throw Object.assign(new Error(`exit ${r.code}: ${r.stderr}`), r);
+  return r;
+};
 
 it('help lists the commands and every scope, exit 0', async () => {
   const { stdout } = await cli('help');
@@ -42,11 +31,8 @@ it('--json prints JSON only on stdout', async () => {
 });
 
 it('a usage error exits 2 with the usage on stderr, stdout empty', async () => {
-  const err = await cli('keys', 'create', '--json').then(
-    () => null,
-    (e: { code: number; stdout: string; stderr: string }) => e,
-  );
-  expect(err?.code).toBe(2);
-  expect(err?.stdout).toBe('');
-  expect(err?.stderr).toContain('--org is required');
+  const r = await runCli('keys', 'create', '--json');
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toContain('--org is required');
 });

@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../lib/clock.ts';
 import { legacyMonth, legacyUsage, setLegacyQuota, takeLegacyRequest } from '../../services/legacy-quota.ts';
 import { buildApiKey, buildOrg, call, expectProblem, startTestApp, type TestApp } from '../support/harness.ts';
+import { runCli } from '../support/cli.ts';
 
-const run = promisify(execFile);
 const clock = new ManualClock('2026-11-24T12:00:00.000Z');
 let app: TestApp;
 
@@ -119,29 +117,8 @@ describe('GET /v1/legacy-usage', () => {
   });
 });
 
-describe('npm run cli -- orgs set-legacy-quota', () => {
-  const env = (): NodeJS.ProcessEnv => {
-    const e: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: inject('databaseUrl'),
-      SECRET_KEY: 'cli-test-secret-0123456789abcdef',
-      LOG_LEVEL: 'warn',
-    };
-    delete e.REDIS_URL;
-    return e;
-  };
-  const cli = (args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'orgs', 'set-legacy-quota', ...args], {
-      env: env(),
-      timeout: 60_000,
-    }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (err: { code: number; stdout: string; stderr: string }) => ({
-        code: err.code,
-        stdout: err.stdout,
-        stderr: err.stderr,
-      }),
-    );
+describe('npx content-firewall orgs set-legacy-quota', () => {
+  const cli = (args: string[]) => runCli('orgs', 'set-legacy-quota', ...args);
   const overrideOf = async (orgId: string) =>
     (await app.db.query('SELECT legacy_monthly_quota FROM organizations WHERE id = $1', [orgId])).rows[0]
       .legacy_monthly_quota as number | null;

@@ -119,7 +119,8 @@ export class Routes {
       access: spec.access,
       query: spec.query,
       body: spec.body,
-      idempotent: (method === 'post' || method === 'put') && spec.access !== 'public',
+      // The chain decides: the idempotency middleware is in it, and it acts only with a principal.
+      idempotent: chain.includes(this.chain.idempotency) && spec.access !== 'public',
       probe: spec.probe,
       rawBody: spec.rawBody,
       eventStream: spec.eventStream,

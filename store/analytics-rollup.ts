@@ -257,9 +257,3 @@ export async function advanceWatermark(q: Queryable, next: string, at: Date, res
     [next, at, reset],
   );
 }
-
-/** When the last rollup run finished (null before the first). */
-export async function lastRollupAt(q: Queryable): Promise<Date | null> {
-  const { rows } = await q.query<{ rolled_up_at: Date }>('SELECT rolled_up_at FROM analytics_rollup_state');
-  return rows[0]?.rolled_up_at ?? null;
-}

@@ -7,14 +7,14 @@
 import { Errors } from '../lib/errors.ts';
 import { LatencySketch } from '../lib/latency-sketch.ts';
 import type { Db } from '../store/db.ts';
-import { ROLLUP_BUCKET_MS } from '../store/analytics-rollup.ts';
+import { GRID_MS, ROLLUP_BUCKET_MS, type Grid } from '../store/analytics-rollup.ts';
 import { countsByBin, countsWithPrior, latencySketches, surfaceCounts, topDetectorCounts } from '../store/analytics.ts';
 
-const DAY_MS = 86_400_000;
+const DAY_MS = GRID_MS['1d'];
 
-/** The time-series and latency grids and their bin lengths. */
-export const ANALYTICS_BUCKETS = { '15m': ROLLUP_BUCKET_MS, '1h': 3_600_000, '1d': DAY_MS } as const;
-export type AnalyticsBucket = keyof typeof ANALYTICS_BUCKETS;
+/** The time-series and latency grids (the `bucket` parameter) and their bin lengths. */
+export const ANALYTICS_BUCKETS = GRID_MS;
+export type AnalyticsBucket = Grid;
 export const ANALYTICS_BUCKET_NAMES = ['15m', '1h', '1d'] as const satisfies readonly AnalyticsBucket[];
 
 /**

@@ -17,6 +17,13 @@ import type { Db, Queryable } from './db.ts';
 /** The rollup grain. Every analytics answer is a sum of these buckets. */
 export const ROLLUP_BUCKET_MS = 15 * 60_000;
 
+/**
+ * The grids answers are binned on, by name: the rollup grain, and the hour and day whose latency
+ * sketches the rollup pre-merges (analytics_latency.grain).
+ */
+export const GRID_MS = { '15m': ROLLUP_BUCKET_MS, '1h': 3_600_000, '1d': 86_400_000 } as const;
+export type Grid = keyof typeof GRID_MS;
+
 /** One organization's 15-minute bucket (its start, epoch ms). */
 export interface BucketRef {
   orgId: string;
@@ -172,7 +179,7 @@ export async function rollUpBuckets(q: Queryable, buckets: readonly BucketRef[])
 /** An hour or a day of one organization (its start, epoch ms) whose latency sketch is pre-merged. */
 export interface LatencyBinRef {
   orgId: string;
-  grain: '1h' | '1d';
+  grain: Exclude<Grid, '15m'>;
   start: number;
 }
 
@@ -180,11 +187,8 @@ export interface LatencyBinRef {
 export function latencyBinsOf(buckets: readonly BucketRef[]): LatencyBinRef[] {
   const bins = new Map<string, LatencyBinRef>();
   for (const b of buckets) {
-    for (const [grain, ms] of [
-      ['1h', 3_600_000],
-      ['1d', 86_400_000],
-    ] as const) {
-      const start = Math.floor(b.start / ms) * ms;
+    for (const grain of ['1h', '1d'] as const) {
+      const start = Math.floor(b.start / GRID_MS[grain]) * GRID_MS[grain];
       bins.set(`${b.orgId} ${grain} ${start}`, { orgId: b.orgId, grain, start });
     }
   }

@@ -4,6 +4,7 @@
  * Windows arrive aligned to the rollup grain; `since` inclusive, `until` exclusive.
  */
 import type { LatencySketchData } from '../lib/latency-sketch.ts';
+import type { Grid } from './analytics-rollup.ts';
 import type { Queryable } from './db.ts';
 
 export interface ActionCounts {
@@ -57,6 +58,28 @@ export async function countsByBin(
   return rows;
 }
 
+/**
+ * The sums of one of the rollup rows' `{name: scans}` maps over [since, until): names with none left
+ * out, count descending, ties by name (bytewise), at most `limit` (null: all).
+ */
+async function mapCounts(
+  q: Queryable,
+  column: 'surfaces' | 'detectors',
+  orgId: string,
+  since: Date,
+  until: Date,
+  limit: number | null,
+): Promise<{ name: string; count: number }[]> {
+  const { rows } = await q.query<{ name: string; count: number }>(
+    `SELECT e.key AS name, sum(e.value::int)::bigint AS count
+     FROM analytics_buckets b CROSS JOIN LATERAL jsonb_each_text(b.${column}) e
+     WHERE b.org_id = $1 AND b.bucket_start >= $2 AND b.bucket_start < $3
+     GROUP BY e.key HAVING sum(e.value::int) > 0 ORDER BY count DESC, e.key COLLATE "C" LIMIT $4`,
+    [orgId, since, until, limit],
+  );
+  return rows;
+}
+
 /** Scans per surface in [since, until), surfaces with none left out; count descending, then name. */
 export async function surfaceCounts(
   q: Queryable,
@@ -64,14 +87,8 @@ export async function surfaceCounts(
   since: Date,
   until: Date,
 ): Promise<{ surface: string; count: number }[]> {
-  const { rows } = await q.query<{ surface: string; count: number }>(
-    `SELECT e.key AS surface, sum(e.value::int)::bigint AS count
-     FROM analytics_buckets b CROSS JOIN LATERAL jsonb_each_text(b.surfaces) e
-     WHERE b.org_id = $1 AND b.bucket_start >= $2 AND b.bucket_start < $3
-     GROUP BY e.key HAVING sum(e.value::int) > 0 ORDER BY count DESC, surface`,
-    [orgId, since, until],
-  );
-  return rows;
+  const rows = await mapCounts(q, 'surfaces', orgId, since, until, null);
+  return rows.map((r) => ({ surface: r.name, count: r.count }));
 }
 
 /** The `limit` detectors with the most scans in [since, until): count descending, ties by name ascending. */
@@ -82,14 +99,8 @@ export async function topDetectorCounts(
   until: Date,
   limit: number,
 ): Promise<{ detector: string; count: number }[]> {
-  const { rows } = await q.query<{ detector: string; count: number }>(
-    `SELECT e.key AS detector, sum(e.value::int)::bigint AS count
-     FROM analytics_buckets b CROSS JOIN LATERAL jsonb_each_text(b.detectors) e
-     WHERE b.org_id = $1 AND b.bucket_start >= $2 AND b.bucket_start < $3
-     GROUP BY e.key HAVING sum(e.value::int) > 0 ORDER BY count DESC, e.key COLLATE "C" LIMIT $4`,
-    [orgId, since, until, limit],
-  );
-  return rows;
+  const rows = await mapCounts(q, 'detectors', orgId, since, until, limit);
+  return rows.map((r) => ({ detector: r.name, count: r.count }));
 }
 
 /**
@@ -102,7 +113,7 @@ export async function latencySketches(
   orgId: string,
   since: Date,
   until: Date,
-  grain: '15m' | '1h' | '1d',
+  grain: Grid,
 ): Promise<{ t: number; sketch: LatencySketchData }[]> {
   const { rows } = await q.query<{ t: number; sketch: LatencySketchData }>(
     grain === '15m'

@@ -7,7 +7,7 @@
 import { newTimedId } from '../lib/ids.ts';
 import { createPool, type Db } from '../store/db.ts';
 import { insertScans, type ScanRow } from '../store/scans.ts';
-import { quantile } from './measure.ts';
+import { percentilesMs } from './measure.ts';
 import { round3 } from './rounds.ts';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -257,13 +257,6 @@ export interface WritePathOptions {
   rounds: number;
 }
 
-/** p50/p95/p99/max of `ms` (nearest rank), rounded to 0.1 ms. */
-export function percentiles(ms: number[]) {
-  const sorted = Float64Array.from(ms).sort();
-  const r = (q: number) => Math.round(quantile(sorted, q) * 10) / 10;
-  return { n: sorted.length, p50_ms: r(0.5), p95_ms: r(0.95), p99_ms: r(0.99), max_ms: r(1) };
-}
-
 const secondsSince = (t0: number) => Math.round(performance.now() - t0) / 1000;
 
 /**
@@ -319,7 +312,7 @@ export async function measureWritePath(
       await Promise.all(Array.from({ length: o.writers }, writer));
       const s = (performance.now() - started) / 1000;
       perVariant.get(v)!.push({ batchMs, rows: o.batches * 64, s });
-      const p = percentiles(batchMs);
+      const p = percentilesMs(batchMs);
       say(
         `  round ${round} ${v.padEnd(20)} ${Math.round((o.batches * 64) / s)} rows/s  batch p50 ${p.p50_ms}  p95 ${p.p95_ms} ms`,
       );
@@ -328,7 +321,7 @@ export async function measureWritePath(
   for (const p of pools.values()) await p.end();
   const writeRows = variants.map((v) => {
     const runs = perVariant.get(v)!;
-    const all = percentiles(runs.flatMap((r) => r.batchMs));
+    const all = percentilesMs(runs.flatMap((r) => r.batchMs));
     const rowsPerS = runs.map((r) => Math.round(r.rows / r.s));
     return {
       variant: v,

@@ -38,7 +38,8 @@ import { latencyBinsOf, rollUpLatencyBins } from '../store/analytics-rollup.ts';
 import { createPool } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { insertScans, type ScanRow } from '../store/scans.ts';
-import { liveScanRow, measureWritePath, percentiles, seedScans } from './analytics-data.ts';
+import { liveScanRow, measureWritePath, seedScans } from './analytics-data.ts';
+import { percentilesMs } from './measure.ts';
 import { parseCli } from './cli.ts';
 import { benchmarkDatabase } from './database.ts';
 import { machineInfo, ROOT } from './processes.ts';
@@ -325,7 +326,7 @@ try {
           ? `${body.items.length} items`
           : `total ${body.total}`;
     }
-    const p = percentiles(ms);
+    const p = percentilesMs(ms);
     endpoints.push({ view: v.name, answer: shape, ...p });
     say(
       `  ${v.name.padEnd(22)} ${shape.padEnd(14)} p50 ${p.p50_ms}  p95 ${p.p95_ms}  p99 ${p.p99_ms}  max ${p.max_ms} ms`,

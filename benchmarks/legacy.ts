@@ -20,7 +20,7 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseCli } from './cli.ts';
 import { documentText } from './fixtures.ts';
-import { measure, quantile, type RunSummary } from './measure.ts';
+import { measure, percentilesMs, type RunSummary } from './measure.ts';
 import { freePort, machineInfo, ROOT } from './processes.ts';
 import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
 
@@ -71,17 +71,8 @@ async function post(base: string, key: string, query: string, text: string) {
 }
 
 function rowOf(name: string, ms: number[], non200: number, target: number): Row {
-  const sorted = Float64Array.from(ms).sort();
-  return {
-    name,
-    requests: ms.length,
-    p50_ms: round1(quantile(sorted, 0.5)),
-    p95_ms: round1(quantile(sorted, 0.95)),
-    p99_ms: round1(quantile(sorted, 0.99)),
-    max_ms: round1(sorted.at(-1) ?? 0),
-    non_200: non200,
-    target_ms: target,
-  };
+  const { n, ...p } = percentilesMs(ms);
+  return { name, requests: n, ...p, non_200: non200, target_ms: target };
 }
 
 function rowOfRun(name: string, s: RunSummary, target: number): Row {

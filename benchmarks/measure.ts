@@ -47,9 +47,16 @@ export interface MeasureOptions {
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
 /** The q-quantile (0..1) of ascending `sorted` (nearest rank). */
-export function quantile(sorted: Float64Array, q: number): number {
+function quantile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** Nearest-rank p50 / p95 / p99 and the maximum of `ms`, rounded to 0.1 ms (all 0 when empty). */
+export function percentilesMs(ms: readonly number[]) {
+  const sorted = Float64Array.from(ms).sort();
+  const at = (q: number) => round1(quantile(sorted, q));
+  return { n: sorted.length, p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99), max_ms: at(1) };
 }
 
 /** A 1-2-5 bin width giving about `bins` bins up to `range`. */

@@ -1,15 +1,15 @@
 import express, { type Express } from 'express';
 import { Errors } from '../lib/errors.ts';
+import { baseApp } from './base-app.ts';
 import { policyRoutes } from './routes/policies/router.ts';
 import { webhookRoutes } from './routes/webhooks/router.ts';
 import type { AppServices } from './context.ts';
 import { jsonBody } from './middleware/body.ts';
-import { parseQuery } from './query-parser.ts';
 import { identify } from './middleware/identify.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { problemHandler } from './middleware/problem.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { apiVersion, requestContext } from './middleware/request-context.ts';
+import { apiVersion } from './middleware/request-context.ts';
 import { Routes, type DeclaredRoute } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys/router.ts';
 import { auditEventRoutes } from './routes/audit-events/router.ts';
@@ -39,14 +39,8 @@ export interface BuiltApp {
  * services, their timers and their pump belong to the caller (server/services.ts).
  */
 export function buildApp(services: AppServices): BuiltApp {
-  const { config, db, clock, logger, keyring, metrics, authenticator, rateLimiter } = services;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('trust proxy', config.TRUST_PROXY);
-  app.set('query parser', parseQuery);
-
-  app.use(requestContext(logger, metrics));
+  const { config, db, clock, keyring, metrics, authenticator, rateLimiter } = services;
+  const app = baseApp(services);
   // Probe routes (RouteSpec.probe: liveness, readiness, metrics) answer here, before identification and
   // rate limiting: a flood from one address must not turn liveness into 429s, nor spend its budget.
   const probes = express.Router();

@@ -4,26 +4,19 @@
  * (API keys only) and per-key rate limits, the same scans. It answers only
  * `POST /v1/analysis/{analysis_id}`; every error has the legacy body, never problem+json.
  */
-import express, { type Express } from 'express';
+import type { Express } from 'express';
+import { baseApp } from '../base-app.ts';
 import type { AppServices } from '../context.ts';
 import { identify } from '../middleware/identify.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
-import { requestContext } from '../middleware/request-context.ts';
-import { parseQuery } from '../query-parser.ts';
 import { bodyReader } from './body.ts';
 import { legacyErrorHandler, LegacyErrors } from './errors.ts';
 import { analysisHandler } from './handler.ts';
 
 /** Mounts the legacy route on `services`; starts nothing (the caller listens). */
 export function buildLegacyApp(services: AppServices): Express {
-  const { config, logger, metrics, authenticator, rateLimiter } = services;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('trust proxy', config.TRUST_PROXY);
-  app.set('query parser', parseQuery);
-
-  app.use(requestContext(logger, metrics));
+  const { config, metrics, authenticator, rateLimiter } = services;
+  const app = baseApp(services);
   // The v1 date-versioning header means nothing here.
   app.use((_req, res, next) => {
     res.removeHeader('Service-Api-Version');

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { ID_PREFIX } from '../../../lib/ids.ts';
 import { ID_RESOURCES, PARAM_RESOURCE, PARAM_TOKEN, RESOURCES, type RouteEntry } from '../routes.ts';
 import { bodyArb, type Body } from './bodies.ts';
-import { anyUnit, ulidBody } from './values.ts';
+import { anyUnit, HOSTILE_PATH_SEGMENTS, ulidBody } from './values.ts';
 
 /** A path id: `existing` is resolved when the case runs (a fresh resource for routes that use theirs up). */
 export type PathId = { kind: 'existing' } | { kind: 'literal'; text: string };
@@ -58,14 +58,7 @@ function pathIdArb(param: string): fc.Arbitrary<PathId> {
           `${prefix}_%00`,
           '%ED%A0%80',
           `${prefix}_01M808QC4BEWC3KY6QSW94ETY%ED%A0%80`,
-          '%',
-          '%zz',
-          '%2F',
-          '..',
-          '%2e%2e',
-          '%C0%80',
-          '%FF',
-          'a'.repeat(3000),
+          ...HOSTILE_PATH_SEGMENTS,
           `${prefix}_`,
           ulidBodyExample,
           ulidBodyExample.toLowerCase(),

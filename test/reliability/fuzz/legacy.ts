@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { headerValue, JUNK_QUERY } from './cases.ts';
-import { anyUnit, LONE, NUL } from './values.ts';
+import { anyUnit, HOSTILE_PATH_SEGMENTS, LONE, NUL } from './values.ts';
 
 export type LegacyAuth = 'admin' | 'readonly' | 'revoked' | 'foreign' | 'none' | 'lowercase' | { raw: string };
 
@@ -55,14 +55,7 @@ const analysisId = fc.oneof(
       '1%00',
       '%ED%A0%80',
       '%F0%9F%98%80',
-      '%',
-      '%zz',
-      '%2F',
-      '..',
-      '%2e%2e',
-      '%C0%80',
-      '%FF',
-      'a'.repeat(3000),
+      ...HOSTILE_PATH_SEGMENTS,
       'ana_01M808QC4BEWC3KY6QSW94ETYF',
     ),
   },

@@ -11,6 +11,8 @@ export const ulidBody = fc.string({ unit: fc.constantFrom(...CROCKFORD), minLeng
 export const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
 export const LONE = ['\ud800', '\udfff', 'a\ud800b', '\udc00\ud800', '\ud83d'];
 export const NUL = ['\u0000', 'a\u0000b', '\u0000\u0000'];
+/** Path segments no id has: a bare or malformed escape, a slash, dot segments, overlong UTF-8, a 3,000-character one. */
+export const HOSTILE_PATH_SEGMENTS = ['%', '%zz', '%2F', '..', '%2e%2e', '%C0%80', '%FF', 'a'.repeat(3000)];
 
 const weirdString: fc.Arbitrary<Json> = fc.oneof(
   fc.string({ maxLength: 30 }),

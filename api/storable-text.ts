@@ -57,7 +57,7 @@ export function unstorableIssue(value: unknown, path: string, skip?: ReadonlySet
 }
 
 /** One string made storable: U+0000 and each lone surrogate → U+FFFD, one UTF-16 unit for one. */
-function storableString(s: string): string {
+export function storableString(s: string): string {
   const t = s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s;
   return t.isWellFormed() ? t : t.toWellFormed();
 }

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
-import { countChars } from './request.ts';
+import { storableString } from '../storable-text.ts';
+import { countChars } from './characters.ts';
 import { LegacyErrors } from './errors.ts';
 
 // UTF-8 takes at most 4 bytes a character: a body past maxChars × 4 bytes is too long whatever it says.
@@ -40,7 +41,7 @@ export function bodyReader(): BodyReader {
       const text = typeof req.body === 'string' ? req.body : '';
       if (text.length === 0) throw LegacyErrors.emptyContent();
       if (countChars(text, maxChars) > maxChars) throw LegacyErrors.contentTooLong(maxChars, long);
-      return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+      return storableString(text);
     },
   };
 }

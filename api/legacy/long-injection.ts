@@ -8,6 +8,7 @@ import { CHUNK_OVERLAP, chunkRanges } from '../../engine/chunk.ts';
 import type { DetectorResult, Surface } from '../../engine/detector.ts';
 import { ModelDeadlineError, ModelOverloadedError } from '../../engine/model-client.ts';
 import type { ScanEngine } from '../../engine/pipeline.ts';
+import { codePointOffsets } from './characters.ts';
 import { LegacyErrors } from './errors.ts';
 import { LEGACY_BLOCK_SCORE, legacyScore } from './shapes.ts';
 
@@ -93,22 +94,4 @@ export async function longInjection(
       items: bestResult.items.map((item) => ({ ...item, span: [item.span[0] + shift, item.span[1] + shift] })),
     },
   };
-}
-
-/** UTF-16 offset → code point offset in `text` (a table built once: every chunk's start and end are looked up). */
-export function codePointOffsets(text: string): (utf16: number) => number {
-  const table = new Uint32Array(text.length + 1);
-  let points = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    // The low half of a surrogate pair is inside the character its high half started (offset: that start).
-    const lowHalf = c >= 0xdc00 && c <= 0xdfff && i > 0 && isHigh(text.charCodeAt(i - 1));
-    table[i] = lowHalf ? points - 1 : points++;
-  }
-  table[text.length] = points;
-  return (utf16) => table[utf16]!;
-}
-
-function isHigh(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
 }

@@ -129,16 +129,3 @@ export function checkContentType(req: Request): void {
     'Send the text as the body with Content-Type: text/plain; charset=utf-8.',
   );
 }
-
-/** The number of characters (Unicode code points) in `s`, stopping early past `max`. */
-export function countChars(s: string, max = Infinity): number {
-  let n = 0;
-  for (let i = 0; i < s.length && n <= max; i++, n++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-  }
-  return n;
-}

@@ -53,8 +53,24 @@ export function buildApp(services: AppServices): BuiltApp {
     jsonBody: jsonBody(config.BODY_LIMIT_BYTES),
     idempotency: idempotency(db, clock, config.IDEMPOTENCY_TTL_HOURS, keyring.idempotencyResponse),
   });
+  declareRoutes(routes, services);
+  routes.mount(app, probes);
+
+  app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));
+  app.use(problemHandler(metrics, config.BODY_LIMIT_BYTES));
+
+  return { app, routeTable: routes.declared() };
+}
+
+/**
+ * Declares every route of the API on `routes`. A router reads its services only inside its handlers,
+ * except for what shapes its schemas or its route list: `config` (body limits, whether `/metrics`
+ * exists) and the detector catalog (`policies.catalog`). So the route table, and the OpenAPI document
+ * built from it, can be had without a database (api/openapi/offline.ts).
+ */
+export function declareRoutes(routes: Routes, services: AppServices): void {
   healthRoutes(routes, services);
-  meRoutes(routes, config.DEPLOYMENT_MODE);
+  meRoutes(routes, services.config.DEPLOYMENT_MODE);
   organizationRoutes(routes, services);
   inviteRoutes(routes, services);
   userRoutes(routes, services);
@@ -71,10 +87,4 @@ export function buildApp(services: AppServices): BuiltApp {
   analyticsRoutes(routes, services, services.engine);
   legacyAnalysisRoutes(routes, services);
   openApiRoutes(routes);
-  routes.mount(app, probes);
-
-  app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));
-  app.use(problemHandler(metrics, config.BODY_LIMIT_BYTES));
-
-  return { app, routeTable: routes.declared() };
 }

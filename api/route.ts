@@ -1,5 +1,6 @@
 import type { Express, IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
+import type { Entry } from '../lib/error-catalogue.ts';
 import { Errors } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
 import type { Principal, SessionIdentity } from '../services/principal.ts';
@@ -15,6 +16,29 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * organization principal, no scope (the spec's other unscoped operations). A Scope: that scope, or `admin`.
  */
 export type Access = 'public' | 'identified' | 'authenticated' | Scope;
+
+/**
+ * One success answer of a route, as the OpenAPI document (api/openapi/) states it; the contract check
+ * of the test harness holds every real response of the integration suite to it.
+ */
+export interface Success {
+  status: 200 | 201 | 202 | 204;
+  /** The JSON body: a registered resource schema (api/resources.ts). Absent: no JSON body. */
+  body?: z.ZodType;
+  description?: string;
+  /** Representations chosen by `Accept` instead of JSON: media type → what it holds (CSV, events). */
+  other?: Readonly<Record<string, string>>;
+  /** Headers this answer sets besides those of every response (`Location`). */
+  headers?: readonly string[];
+  /**
+   * A server-sent event stream (`text/event-stream`, chosen by `Accept`): each event's name → the
+   * schema of its JSON `data` (a registered resource, or `'Problem'`) and when it is sent.
+   */
+  events?: Readonly<Record<string, { data: z.ZodType | 'Problem'; description: string }>>;
+}
+
+/** A problem a route answers: its status and code (a catalogue entry, or a list's `<list>.invalid_cursor`). */
+export type ProblemCode = Pick<Entry, 'status' | 'code'>;
 
 export interface HandlerContext<P, Q, B> {
   req: Request;
@@ -49,11 +73,14 @@ export interface RouteSpec<P, Q, B> {
    * `body` must be unset. Idempotency-Key still applies (with a bearer), fingerprinted without the body.
    */
   rawBody?: boolean;
+  /** What a success answers (required: the OpenAPI document states every route), one or several. */
+  responds: Success | readonly Success[];
   /**
-   * The route also answers server-sent events (`Accept: text/event-stream`). Read only by the
-   * OpenAPI document (api/openapi/): the handler chooses the framing itself.
+   * The problems particular to this route. Those every route of its shape answers (authentication,
+   * scope, validation, body parsing, idempotency, rate limiting, versioning, 5xx) are added by
+   * api/openapi/problems.ts and need not be listed.
    */
-  eventStream?: boolean;
+  errors?: readonly ProblemCode[];
   handler: (ctx: HandlerContext<P, Q, B>) => Promise<void> | void;
 }
 
@@ -71,7 +98,10 @@ export interface DeclaredRoute {
   idempotent?: boolean;
   probe?: boolean;
   rawBody?: boolean;
-  eventStream?: boolean;
+  /** The route validates path parameters. */
+  params?: boolean;
+  responds: readonly Success[];
+  errors: readonly ProblemCode[];
 }
 
 /** Middleware every route gets, built once by the app. */
@@ -123,7 +153,9 @@ export class Routes {
       idempotent: chain.includes(this.chain.idempotency) && spec.access !== 'public',
       probe: spec.probe,
       rawBody: spec.rawBody,
-      eventStream: spec.eventStream,
+      params: spec.params !== undefined,
+      responds: spec.responds === undefined ? [] : ([] as Success[]).concat(spec.responds),
+      errors: spec.errors ?? [],
     });
     return this;
   }

@@ -4,6 +4,7 @@
  * itself checks against (key shapes, API versions, the error catalogue), so none can drift.
  */
 import { CATALOGUE } from '../../lib/error-catalogue.ts';
+import { resourceSchemas } from '../resources.ts';
 import { SCOPES } from '../../lib/scopes.ts';
 import { KEY_SHAPE } from '../middleware/idempotency.ts';
 import { SANE_REQUEST_ID } from '../middleware/request-context.ts';
@@ -78,6 +79,17 @@ const headers: Json = {
   RateLimitReset: { description: 'Seconds until the window resets.', ...integer },
   RateLimitPolicy: { description: '`<limit>;w=<window seconds>`.', schema: { type: 'string' } },
   RetryAfter: { description: 'Seconds to wait before retrying (429, 503).', ...integer },
+  Location: { description: 'The created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Next-Cursor': {
+    description: "The next page's cursor (CSV answers; absent on the last page).",
+    schema: { type: 'string' },
+  },
+  Link: { description: 'RFC 8288 `<…>; rel="next"`: the next page (CSV answers).', schema: { type: 'string' } },
+  'WWW-Authenticate': { description: '`Bearer`.', schema: { type: 'string' } },
 };
 
 /** The response headers of an operation: the rate-limit ones only where rate limiting runs (not on probes). */
@@ -114,11 +126,23 @@ const problem: Json = {
   additionalProperties: true,
 };
 
-function problemResponse(description: string): Json {
+/** The problem answer of one status: the Problem schema with `code` narrowed to `codes`. */
+export function problemResponse(status: number, codes: readonly string[]): Json {
+  const retry = status === 429 || status === 503;
   return {
-    description,
-    headers: { 'X-Request-Id': ref('headers', 'XRequestId'), 'Retry-After': ref('headers', 'RetryAfter') },
-    content: { 'application/problem+json': { schema: ref('schemas', 'Problem') } },
+    description: codes.map((c) => `\`${c}\``).join(', '),
+    headers: {
+      'X-Request-Id': ref('headers', 'XRequestId'),
+      ...(retry ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
+      ...(status === 401 ? { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') } : {}),
+    },
+    content: {
+      'application/problem+json': {
+        schema: {
+          allOf: [ref('schemas', 'Problem'), { type: 'object', properties: { code: { enum: codes } } }],
+        },
+      },
+    },
   };
 }
 
@@ -128,11 +152,6 @@ export function components(): Json {
     securitySchemes,
     parameters,
     headers,
-    schemas: { Problem: problem },
-    responses: {
-      Problem: problemResponse('An error (any status the catalogue lists).'),
-      Unauthenticated: problemResponse('No valid credential: `auth.unauthenticated` and the other `auth.*` 401s.'),
-      InsufficientScope: problemResponse('The credential lacks the required scope: `auth.insufficient_scope`.'),
-    },
+    schemas: { Problem: problem, ...resourceSchemas() },
   };
 }

@@ -1,13 +1,16 @@
 /**
  * The OpenAPI 3.1 document of the API, generated from the app's own route table (`Routes.declared()`):
  * every mounted route with its access and the zod schemas that validate its query and body. Nothing
- * in it is a hand-written copy of a schema, so it cannot drift from what the app accepts. Response
- * schemas are still generic (`x-response-schema: pending`).
+ * in it is a hand-written copy of a schema, so it cannot drift from what the app accepts or answers:
+ * each operation's success bodies are the registered response schemas (api/resources.ts), its problems
+ * the codes of each status (problems.ts); `webhooks` are the deliveries the service sends (webhooks.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { DeclaredRoute } from '../route.ts';
 import { components, scopeList } from './components.ts';
-import { paths } from './paths.ts';
+import { paths, tagOf, templateOf } from './paths.ts';
+import { TAG_DESCRIPTIONS } from './summary.ts';
+import { webhookOperations } from './webhooks.ts';
 
 export type OpenApiDocument = Record<string, unknown> & { openapi: '3.1.0'; paths: Record<string, unknown> };
 
@@ -18,6 +21,12 @@ function packageInfo(): { name: string; version: string; description?: string } 
     version: string;
     description?: string;
   };
+}
+
+/** The tags of the operations, in order of first use, each with its description. */
+function tags(routes: readonly DeclaredRoute[]): { name: string; description?: string }[] {
+  const names = [...new Set(routes.map((r) => tagOf(templateOf(r.path))))];
+  return names.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
 }
 
 /** The document for `routes` (the app's `routeTable`). */
@@ -35,7 +44,9 @@ export function openApiDocument(routes: readonly DeclaredRoute[]): OpenApiDocume
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
+    tags: tags(routes),
     paths: paths(routes),
+    webhooks: webhookOperations(),
     components: components(),
   };
 }

@@ -4,8 +4,11 @@
  * schema that validates the request (`z.toJSONSchema`, input side), never written by hand.
  */
 import { z } from 'zod';
-import type { DeclaredRoute } from '../route.ts';
-import { ref, responseHeaders } from './components.ts';
+import { resourceName } from '../resources.ts';
+import type { DeclaredRoute, Success } from '../route.ts';
+import { problemResponse, ref, responseHeaders } from './components.ts';
+import { problemsOf } from './problems.ts';
+import { summaryOf } from './summary.ts';
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +43,7 @@ export function operationId(method: string, template: string): string {
 }
 
 /** The tag of an operation: the resource after `/v1/`, or `service` for the unversioned routes. */
-function tagOf(template: string): string {
+export function tagOf(template: string): string {
   const [, first, second] = template.split('/');
   return first === 'v1' && second ? second.split(/[:{]/)[0]! : 'service';
 }
@@ -75,38 +78,51 @@ function security(access: DeclaredRoute['access']): { security: Json[]; note: st
   };
 }
 
-/**
- * The success status: not declared by the routes yet, so the usual one for the method (a POST that
- * creates: 201; a POST action `…:verb`: 200; DELETE: 204), marked `x-response-schema: pending`.
- */
-function successStatus(method: string, template: string): '200' | '201' | '204' {
-  if (method === 'DELETE') return '204';
-  if (method === 'POST' && !/:[a-z_]+$/.test(template)) return '201';
-  return '200';
+function successResponse(r: DeclaredRoute, s: Success): Json {
+  const content: Json = {};
+  if (s.body) content['application/json'] = { schema: ref('schemas', resourceName(s.body)) };
+  for (const [media, description] of Object.entries(s.other ?? {}))
+    content[media] = { schema: { type: 'string', description } };
+  if (s.events) content['text/event-stream'] = eventStream(s.events);
+  const headers = responseHeaders(r.probe === true);
+  for (const h of s.headers ?? []) headers[h] = ref('headers', h);
+  if (r.idempotent) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
+  return {
+    description: s.description ?? 'Success.',
+    headers,
+    ...(Object.keys(content).length ? { content } : {}),
+  };
 }
 
-function responses(r: DeclaredRoute, template: string, scope: string | undefined): Json {
-  const status = successStatus(r.method, template);
-  const content: Json = {};
-  if (status !== '204') content['application/json'] = { schema: {} };
-  if (r.eventStream)
-    content['text/event-stream'] = {
-      schema: {
-        type: 'string',
-        description: 'With `Accept: text/event-stream`: server-sent events (framing in docs/api.md).',
-      },
-    };
-  const out: Json = {
-    [status]: {
-      description: 'Success.',
-      headers: responseHeaders(r.probe === true),
-      ...(status === '204' ? {} : { content }),
-      'x-response-schema': 'pending',
+/**
+ * A `text/event-stream` content: the framing in the schema's description, and each event's `data`
+ * schema under `x-events` (OpenAPI 3.1 has no keyword for the events of a stream).
+ */
+function eventStream(events: NonNullable<Success['events']>): Json {
+  const names = Object.keys(events).map((e) => `\`${e}\``);
+  return {
+    schema: {
+      type: 'string',
+      description:
+        'Server-sent events: each `id: <n>` (increasing), `event: <name>`, one `data: <JSON>` line and a ' +
+        `blank line. Events: ${names.join(', ')} (their data schemas in \`x-events\`).`,
     },
+    'x-events': Object.fromEntries(
+      Object.entries(events).map(([name, e]) => [
+        name,
+        {
+          description: e.description,
+          schema: ref('schemas', e.data === 'Problem' ? 'Problem' : resourceName(e.data)),
+        },
+      ]),
+    ),
   };
-  if (r.access !== 'public') out['401'] = ref('responses', 'Unauthenticated');
-  if (scope) out['403'] = ref('responses', 'InsufficientScope');
-  out.default = ref('responses', 'Problem');
+}
+
+function responses(r: DeclaredRoute): Json {
+  const out: Json = {};
+  for (const s of r.responds) out[String(s.status)] = successResponse(r, s);
+  for (const [status, codes] of problemsOf(r)) out[String(status)] = problemResponse(status, codes);
   return out;
 }
 
@@ -143,13 +159,14 @@ export function operation(r: DeclaredRoute): Json {
   const body = requestBody(r);
   return {
     operationId: operationId(r.method, template),
+    summary: summaryOf(r, template),
     tags: [tagOf(template)],
     description: sec.note,
     security: sec.security,
     ...(sec.scope ? { 'x-required-scope': sec.scope } : {}),
     parameters,
     ...(body ? { requestBody: body } : {}),
-    responses: responses(r, template, sec.scope),
+    responses: responses(r),
   };
 }
 

@@ -1,18 +1,30 @@
+import { z } from 'zod';
+import { resource } from '../resources.ts';
 import type { Routes } from '../route.ts';
 import { openApiDocument } from './document.ts';
+import { referenceRoutes } from './reference.ts';
+
+/** What `GET /openapi.json` answers: the document describes itself, so only its version is checked here. */
+const openApiDocumentSchema = resource(
+  'OpenApiDocument',
+  z.looseObject({ openapi: z.literal('3.1.0') }),
+  'The OpenAPI 3.1 document of this API (this document).',
+);
 
 /**
  * `GET /openapi.json`: the OpenAPI 3.1 document of every route declared on `routes`. Public. Built on
  * the first request — after every router has declared its routes — and kept in memory: the route
- * table does not change while the process runs.
+ * table does not change while the process runs. Also `GET /docs`, the reference page that reads it.
  */
 export function openApiRoutes(routes: Routes): void {
   let cached: string | undefined;
   routes.get('/openapi.json', {
     access: 'public',
+    responds: { status: 200, body: openApiDocumentSchema },
     handler: ({ res }) => {
       cached ??= JSON.stringify(openApiDocument(routes.declared()));
       res.type('application/json').send(cached);
     },
   });
+  referenceRoutes(routes);
 }

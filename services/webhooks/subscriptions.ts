@@ -28,7 +28,7 @@ import { checkWebhookUrl, type LookupAll } from './url-guard.ts';
 import { encryptSecret, mintWebhookSecret } from './secrets.ts';
 
 // The stored vocabulary, for the route schemas (api/ reaches store/ through services only).
-export { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../../store/webhooks.ts';
+export { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../store/webhooks.ts';
 
 export interface WebhookDeps {
   db: Db;

@@ -106,7 +106,12 @@ describe('GET /openapi.json', () => {
       expect(refs).toContain('#/components/parameters/XRequestId');
     }
     const create = op(routes().find((r) => r.method === 'POST' && r.path === '/v1/scans')!);
-    expect(Object.keys(create.responses['201'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(Object.keys(create.responses['201'].content)).toEqual(['application/json']);
+    expect(Object.keys(create.responses['200'].content['text/event-stream']['x-events'])).toEqual([
+      'detector',
+      'decision',
+      'error',
+    ]);
     const headers = doc.components.parameters as Json;
     expect(Object.values(headers).map((h) => h.name)).toEqual([
       'Idempotency-Key',
@@ -122,7 +127,15 @@ describe('GET /openapi.json', () => {
     );
     expect(problem.properties.code['x-codes']).toEqual(CATALOGUE.map((e) => e.code));
     for (const e of CATALOGUE) expect(problem.properties.code.description).toContain(e.code);
-    for (const r of routes()) expect(op(r).responses.default).toEqual({ $ref: '#/components/responses/Problem' });
+    // Each error status of an operation: the Problem schema, its code narrowed to catalogue codes.
+    const codes = new Set(CATALOGUE.map((e) => e.code));
+    for (const r of routes())
+      for (const [status, answer] of Object.entries<Json>(op(r).responses).filter(([s]) => Number(s) >= 400)) {
+        const [base, narrowed] = answer.content['application/problem+json'].schema.allOf as Json[];
+        expect(base).toEqual({ $ref: '#/components/schemas/Problem' });
+        for (const code of narrowed!.properties.code.enum as string[])
+          expect(codes.has(code) || /^[a-z_]+\.invalid_cursor$/.test(code), `${r.path} ${status} ${code}`).toBe(true);
+      }
     for (const s of SCOPES) expect(doc.info.description).toContain(`\`${s}\``);
   });
 });

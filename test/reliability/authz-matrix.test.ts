@@ -96,9 +96,12 @@ describe('the route table', () => {
 
   it('would notice a route missing from the table, an extra entry, and a wrong scope', () => {
     const declared = r.app.built.routeTable;
-    expect(checkTable([...declared, { method: 'GET', path: '/v1/new-thing', access: 'scans:read' }])).toEqual([
-      expect.stringContaining('GET /v1/new-thing'),
-    ]);
+    expect(
+      checkTable([
+        ...declared,
+        { method: 'GET', path: '/v1/new-thing', access: 'scans:read', responds: [], errors: [] },
+      ]),
+    ).toEqual([expect.stringContaining('GET /v1/new-thing')]);
     expect(checkTable(declared.filter((d) => d.path !== '/v1/me'))).toEqual([expect.stringContaining('GET /v1/me')]);
     expect(
       checkTable(

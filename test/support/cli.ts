@@ -1,17 +1,20 @@
 /**
- * The operator CLI run as a child process against the test database (no Redis: the CLI's revocation
- * bus is then in-process), through its binary as `npx content-firewall` runs it.
+ * The CLI run as a child process against the test database (no Redis: the CLI's revocation bus is
+ * then in-process), through its binary as `npx content-firewall` runs it.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { inject } from 'vitest';
-
-const run = promisify(execFile);
 
 export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** What a run may add: text on stdin, extra environment variables. */
+export interface CliOptions {
+  stdin?: string;
+  env?: Record<string, string>;
 }
 
 /** The CLI's environment: the test database, a fixed master secret, warnings only. */
@@ -23,13 +26,33 @@ export function cliEnv(): NodeJS.ProcessEnv {
     LOG_LEVEL: 'warn',
   };
   delete env.REDIS_URL;
+  delete env.CONTENT_FIREWALL_URL;
+  delete env.CONTENT_FIREWALL_API_KEY;
   return env;
+}
+
+/**
+ * Runs `bin/content-firewall.js ...args` with `o.stdin` on its stdin (empty when absent: closed at
+ * once); resolves with its exit code and output whatever the code.
+ */
+export function runCliWith(o: CliOptions, ...args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/content-firewall.js', ...args], {
+      env: { ...cliEnv(), ...o.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.stdin.end(o.stdin ?? '');
+  });
 }
 
 /** Runs `bin/content-firewall.js ...args`; resolves with its exit code and output whatever the code. */
 export function runCli(...args: string[]): Promise<CliResult> {
-  return run(process.execPath, ['bin/content-firewall.js', ...args], { env: cliEnv(), timeout: 60_000 }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (err: CliResult) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
-  );
+  return runCliWith({}, ...args);
 }

@@ -18,6 +18,8 @@ import { createMetrics } from '../../lib/metrics.ts';
 import { startScanning, type Scanning } from '../../server/scanning.ts';
 import { startJobs, type Jobs } from '../../jobs/scheduler.ts';
 import { buildLegacyApp } from '../../api/legacy/app.ts';
+import { openApiDocument } from '../../api/openapi/document.ts';
+import { Contract } from './contract.ts';
 
 // Shared by every app in a run, as it is by every process of one deployment.
 export const TEST_MASTER_SECRET = 'test-master-secret-0123456789abcdef';
@@ -34,6 +36,9 @@ export interface TestApp {
   legacyBaseUrl: string | null;
   /** The job scheduler, when started with `jobs: true` (else null). */
   jobs: Jobs | null;
+  /** Every response checked against the app's OpenAPI document (test/support/contract.ts). */
+  contract: Contract;
+  /** Stops everything; then throws if a response broke the OpenAPI document. */
   close(): Promise<void>;
 }
 
@@ -131,7 +136,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       await new Promise((r) => setTimeout(r, 10));
     }
   }
-  const server = http.createServer(built.app);
+  const contract = new Contract(openApiDocument(built.routeTable));
+  const server = http.createServer(contract.wrap(built.app));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const legacy = opts.legacy ? http.createServer(buildLegacyApp(built.services)) : null;
@@ -146,6 +152,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     baseUrl: `http://127.0.0.1:${port}`,
     legacyBaseUrl: legacy ? `http://127.0.0.1:${(legacy.address() as AddressInfo).port}` : null,
     jobs,
+    contract,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -156,6 +163,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       await scanning.close();
       await db.end();
       redis?.disconnect();
+      contract.assertClean();
     },
   };
 }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openApiDocument } from '../../api/openapi/document.ts';
 import { operation, templateOf } from '../../api/openapi/paths.ts';
+import { problemsOf, cursorProblem } from '../../api/openapi/problems.ts';
+import { instant, resource } from '../../api/resources.ts';
 import type { DeclaredRoute } from '../../api/route.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -10,21 +12,60 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const listQuery = z.object({ cursor: z.string().min(1).optional(), since: z.iso.datetime({ offset: true }) });
 const createBody = z.strictObject({ name: z.string().min(1), tags: z.array(z.string()).default([]) });
 
+const thing = resource('UnitTestThing', z.object({ id: z.string(), created_at: instant }));
+
+const route = (r: Omit<DeclaredRoute, 'responds' | 'errors'> & Partial<DeclaredRoute>): DeclaredRoute => ({
+  responds: [],
+  errors: [],
+  ...r,
+});
+
 /** A small route table of every kind the generator tells apart. */
-const ROUTES: DeclaredRoute[] = [
-  { method: 'GET', path: '/healthz', access: 'public', probe: true },
-  { method: 'GET', path: '/v1/things', access: 'scans:read', query: listQuery },
-  { method: 'POST', path: '/v1/things', access: 'scans:write', body: createBody, idempotent: true, eventStream: true },
+const ROUTES: DeclaredRoute[] = (<Parameters<typeof route>[0][]>[
+  { method: 'GET', path: '/healthz', access: 'public', probe: true, responds: [{ status: 200, body: thing }] },
+  {
+    method: 'GET',
+    path: '/v1/things',
+    access: 'scans:read',
+    query: listQuery,
+    responds: [{ status: 200, body: thing }],
+  },
+  {
+    method: 'POST',
+    path: '/v1/things',
+    access: 'scans:write',
+    body: createBody,
+    idempotent: true,
+    responds: [
+      { status: 201, body: thing, headers: ['Location'] },
+      {
+        status: 200,
+        events: {
+          progress: { data: thing, description: 'Progress.' },
+          error: { data: 'Problem', description: 'Terminal.' },
+        },
+      },
+    ],
+  },
   {
     method: 'POST',
     path: '/v1/things/:thing_id\\:rotate',
     access: 'scans:write',
     body: z.strictObject({}),
     idempotent: true,
+    responds: [{ status: 200, body: thing }],
   },
-  { method: 'DELETE', path: '/v1/things/:thing_id', access: 'authenticated' },
+  { method: 'DELETE', path: '/v1/things/:thing_id', access: 'authenticated', responds: [{ status: 204 }] },
   { method: 'PUT', path: '/v1/uploads/:storage_key/content', access: 'public', rawBody: true },
-];
+  {
+    method: 'GET',
+    path: '/v1/things/:thing_id',
+    access: 'scans:read',
+    params: true,
+    responds: [{ status: 200, body: thing }],
+    errors: [{ status: 404, code: 'things.not_found' }, cursorProblem('things')],
+  },
+]).map(route);
 
 const op = (r: DeclaredRoute): Json => operation(r);
 
@@ -43,6 +84,7 @@ describe('the OpenAPI generator', () => {
       '/v1/things/{thing_id}',
       '/v1/uploads/{storage_key}/content',
     ]);
+    expect((doc.components as Json).schemas.UnitTestThing).toMatchObject({ required: ['id', 'created_at'] });
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
   });
 
@@ -65,7 +107,7 @@ describe('the OpenAPI generator', () => {
     expect(Object.keys(op(ROUTES[5]!).requestBody.content)).toEqual(['application/octet-stream']);
   });
 
-  it('derives security, the scope, Idempotency-Key and the default statuses from the route', () => {
+  it('derives security, the scope, Idempotency-Key and the headers from the route', () => {
     const [health, list, create, rotate, remove, upload] = ROUTES.map(op);
     expect(health!.security).toEqual([]);
     expect(list!.security).toEqual([{ bearer: ['scans:read'] }]);
@@ -75,12 +117,58 @@ describe('the OpenAPI generator', () => {
     expect(refs(create!)).toContain('#/components/parameters/IdempotencyKey');
     expect(refs(upload!)).not.toContain('#/components/parameters/IdempotencyKey');
     expect(refs(health!)).not.toContain('#/components/parameters/ServiceApiVersion');
-    expect(Object.keys(create!.responses)).toEqual(['201', '401', '403', 'default']);
-    expect(Object.keys(create!.responses['201'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(Object.keys(create!.responses)).toEqual([
+      '200',
+      '201',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(Object.keys(create!.responses['201'].content)).toEqual(['application/json']);
+    expect(create!.responses['201'].headers).toHaveProperty('Location');
+    const stream = create!.responses['200'].content['text/event-stream'];
+    expect(stream['x-events']).toEqual({
+      progress: { description: 'Progress.', schema: { $ref: '#/components/schemas/UnitTestThing' } },
+      error: { description: 'Terminal.', schema: { $ref: '#/components/schemas/Problem' } },
+    });
     expect(Object.keys(rotate!.responses)[0]).toBe('200');
     expect(remove!.responses['204']).not.toHaveProperty('content');
-    expect(remove!.responses['204']['x-response-schema']).toBe('pending');
+    expect(create!.responses['201'].headers).toHaveProperty('Idempotent-Replayed');
     expect(Object.keys(health!.responses['200'].headers)).toEqual(['X-Request-Id']);
     expect(Object.keys(list!.responses['200'].headers)).toContain('RateLimit-Remaining');
+  });
+
+  it('states a declared success by its registered schema, and every problem code by status', () => {
+    const get = op(ROUTES[6]!);
+    expect(get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/UnitTestThing',
+    });
+    expect(get.responses['200']).not.toHaveProperty('x-response-schema');
+    const codes = (status: number) =>
+      get.responses[String(status)].content['application/problem+json'].schema.allOf[1].properties.code.enum;
+    expect(codes(404)).toEqual(['things.not_found']);
+    expect(codes(400)).toEqual([
+      'api_version.invalid',
+      'api_version.unsupported',
+      'request.malformed',
+      'request.validation_failed',
+      'things.invalid_cursor',
+    ]);
+    expect(codes(403)).toEqual(['auth.insufficient_scope']);
+    expect(get.responses['503'].headers).toHaveProperty('Retry-After');
+    expect(get.responses['404'].headers).not.toHaveProperty('Retry-After');
+  });
+
+  it('gives a probe no versioning or rate-limit problems, and a public route no 401', () => {
+    const health = problemsOf(ROUTES[0]!);
+    expect([...health.keys()]).toEqual([400, 500]);
+    expect(problemsOf(ROUTES[5]!).has(401)).toBe(false);
+    expect(problemsOf(ROUTES[5]!).get(400)).not.toContain('request.invalid_json');
   });
 });

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import {
   analyticsBySurface,
   analyticsLatency,
@@ -6,9 +7,20 @@ import {
   analyticsTopDetectors,
 } from '../../../services/analytics.ts';
 import type { ScanEngine } from '../../../engine/pipeline.ts';
+import { entries } from '../../../lib/error-catalogue.ts';
 import type { AppServices } from '../../context.ts';
 import type { Routes } from '../../route.ts';
-import { bucketedQuery, topDetectorsQuery, windowQuery } from './schema.ts';
+import { presentSurfaces, presentTopDetectors } from './presenter.ts';
+import {
+  AnalyticsLatency,
+  AnalyticsSummary,
+  AnalyticsTimeSeries,
+  AnalyticsDetectors,
+  AnalyticsSurfaces,
+  bucketedQuery,
+  topDetectorsQuery,
+  windowQuery,
+} from './schema.ts';
 
 /**
  * Analytics (docs/analytics.md): read-only sums over the organization's 15-minute rollups, scope
@@ -16,41 +28,53 @@ import { bucketedQuery, topDetectorsQuery, windowQuery } from './schema.ts';
  */
 export function analyticsRoutes(routes: Routes, s: AppServices, engine: ScanEngine): void {
   const access = 'analytics:read';
+  const errors = [entries.analyticsWindowTooWide];
   const categoryOf = (name: string) => engine.registry.get(name)?.category ?? null;
 
   routes.get('/v1/analytics/summary', {
     access,
     query: windowQuery,
+    responds: { status: 200, body: AnalyticsSummary },
+    errors,
     handler: async ({ res, principal, query }) => {
-      res.json(await analyticsSummary(s.db, principal.org_id, query));
+      res.json((await analyticsSummary(s.db, principal.org_id, query)) satisfies z.output<typeof AnalyticsSummary>);
     },
   });
   routes.get('/v1/analytics/timeseries', {
     access,
     query: bucketedQuery,
+    responds: { status: 200, body: AnalyticsTimeSeries },
+    errors,
     handler: async ({ res, principal, query }) => {
-      res.json(await analyticsTimeSeries(s.db, principal.org_id, query));
+      const series = await analyticsTimeSeries(s.db, principal.org_id, query);
+      res.json(series satisfies z.output<typeof AnalyticsTimeSeries>);
     },
   });
   routes.get('/v1/analytics/surfaces', {
     access,
     query: windowQuery,
+    responds: { status: 200, body: AnalyticsSurfaces },
+    errors,
     handler: async ({ res, principal, query }) => {
-      res.json(await analyticsBySurface(s.db, principal.org_id, query));
+      res.json(presentSurfaces(await analyticsBySurface(s.db, principal.org_id, query)));
     },
   });
   routes.get('/v1/analytics/detectors', {
     access,
     query: topDetectorsQuery,
+    responds: { status: 200, body: AnalyticsDetectors },
+    errors,
     handler: async ({ res, principal, query }) => {
-      res.json(await analyticsTopDetectors(s.db, principal.org_id, query, categoryOf));
+      res.json(presentTopDetectors(await analyticsTopDetectors(s.db, principal.org_id, query, categoryOf)));
     },
   });
   routes.get('/v1/analytics/latency', {
     access,
     query: bucketedQuery,
+    responds: { status: 200, body: AnalyticsLatency },
+    errors,
     handler: async ({ res, principal, query }) => {
-      res.json(await analyticsLatency(s.db, principal.org_id, query));
+      res.json((await analyticsLatency(s.db, principal.org_id, query)) satisfies z.output<typeof AnalyticsLatency>);
     },
   });
 }

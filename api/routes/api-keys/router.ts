@@ -2,9 +2,18 @@ import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey } from
 import type { AppServices } from '../../context.ts';
 import { emptyBody } from '../../fields.ts';
 import { page, readIdCursor } from '../../pagination.ts';
+import { entries } from '../../../lib/error-catalogue.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import type { Routes } from '../../route.ts';
 import { presentApiKey } from './presenter.ts';
-import { apiKeyIdParams, createApiKeyBody, listApiKeysQuery } from './schema.ts';
+import {
+  apiKeyIdParams,
+  apiKeyPageSchema,
+  apiKeySchema,
+  apiKeyWithSecretSchema,
+  createApiKeyBody,
+  listApiKeysQuery,
+} from './schema.ts';
 
 const LIST = 'api_keys';
 
@@ -23,6 +32,8 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
     access: 'api_keys:write',
     params: apiKeyIdParams,
     body: emptyBody,
+    responds: { status: 201, body: apiKeyWithSecretSchema, headers: ['Location'], description: 'The successor key.' },
+    errors: [entries.apiKeyNotFound, entries.apiKeyScopeEscalation, entries.apiKeyAlreadyRevoked],
     handler: async ({ req, res, principal, params }) => {
       const { key, secret } = await rotateApiKey(s.apiKeys, principal.org_id, params.api_key_id, actor(req));
       res.status(201).location(`/v1/api-keys/${key.id}`).json(presentApiKey(key, secret));
@@ -33,6 +44,8 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
     access: 'api_keys:write',
     params: apiKeyIdParams,
     body: emptyBody,
+    responds: { status: 204, description: 'Revoked (also when it already was).' },
+    errors: [entries.apiKeyNotFound, entries.apiKeyScopeEscalation],
     handler: async ({ req, res, principal, params }) => {
       await revokeApiKey(s.apiKeys, principal.org_id, params.api_key_id, actor(req));
       res.status(204).send();
@@ -42,6 +55,8 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/api-keys/:api_key_id', {
     access: 'api_keys:read',
     params: apiKeyIdParams,
+    responds: { status: 200, body: apiKeySchema },
+    errors: [entries.apiKeyNotFound],
     handler: async ({ res, principal, params }) => {
       res.json(presentApiKey(await getApiKey(s.apiKeys, principal.org_id, params.api_key_id)));
     },
@@ -50,6 +65,8 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/api-keys', {
     access: 'api_keys:read',
     query: listApiKeysQuery,
+    responds: { status: 200, body: apiKeyPageSchema },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listApiKeys(s.apiKeys, principal.org_id, before, query.limit);
@@ -69,6 +86,8 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   routes.post('/v1/api-keys', {
     access: 'api_keys:write',
     body: createApiKeyBody,
+    responds: { status: 201, body: apiKeyWithSecretSchema, headers: ['Location'] },
+    errors: [entries.apiKeyScopeEscalation],
     handler: async ({ req, res, principal, body }) => {
       const { key, secret } = await createApiKey(s.apiKeys, principal.org_id, body, actor(req));
       res.status(201).location(`/v1/api-keys/${key.id}`).json(presentApiKey(key, secret));

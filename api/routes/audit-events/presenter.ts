@@ -1,4 +1,7 @@
+import type { z } from 'zod';
+import type { Action, Surface } from '../../../engine/detector.ts';
 import type { AuditEventRow } from '../../../store/audit.ts';
+import type { AuditEvent } from './schema.ts';
 
 /**
  * The Audit event's fields in the spec's order, then `enforced` (ours: detection events only, null
@@ -26,7 +29,7 @@ export const AUDIT_EVENT_FIELDS = [
 ] as const;
 
 /** The Audit event resource: every field always present (null or [] when the kind does not use it). */
-export function presentAuditEvent(row: AuditEventRow) {
+export function presentAuditEvent(row: AuditEventRow): z.output<typeof AuditEvent> {
   return {
     id: row.id,
     kind: row.kind,
@@ -36,10 +39,11 @@ export function presentAuditEvent(row: AuditEventRow) {
     scan_id: row.scan_id,
     agent_id: row.agent_id,
     session_id: row.session_id,
-    surface: row.surface,
+    // Detection rows copy a scan's surface and action (store/detection-events.ts); the columns are text.
+    surface: row.surface as Surface | null,
     detector: row.detector,
     score: row.score,
-    action: row.action,
+    action: row.action as Action | null,
     owasp_tags: row.owasp_tags,
     mitre_tags: row.mitre_tags,
     resource_type: row.resource_type,
@@ -48,5 +52,3 @@ export function presentAuditEvent(row: AuditEventRow) {
     enforced: row.kind === 'detection' ? row.enforced : null,
   } satisfies Record<(typeof AUDIT_EVENT_FIELDS)[number], unknown>;
 }
-
-export type AuditEventResource = ReturnType<typeof presentAuditEvent>;

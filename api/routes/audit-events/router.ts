@@ -2,10 +2,11 @@ import type { Request } from 'express';
 import { listAuditEvents } from '../../../services/audit.ts';
 import type { AppServices } from '../../context.ts';
 import { page, readIdCursor } from '../../pagination.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import type { Routes } from '../../route.ts';
 import { streamCsv } from './csv.ts';
 import { AUDIT_EVENT_FIELDS, presentAuditEvent } from './presenter.ts';
-import { listAuditEventsQuery } from './schema.ts';
+import { AuditEventPage, listAuditEventsQuery } from './schema.ts';
 
 const LIST = 'audit';
 
@@ -27,6 +28,19 @@ export function auditEventRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/audit-events', {
     access: 'audit:read',
     query: listAuditEventsQuery,
+    responds: {
+      status: 200,
+      body: AuditEventPage,
+      headers: ['Next-Cursor', 'Link'],
+      other: {
+        'text/csv':
+          `With \`Accept: text/csv\` (preferred over JSON): the same page as CSV (RFC 4180), a header row ` +
+          `(${AUDIT_EVENT_FIELDS.join(', ')}) then one row per event; tags joined by \`;\`, null as an empty ` +
+          "field, a cell starting with `=`, `+`, `-` or `@` prefixed with `'`. When another page follows, its " +
+          'cursor is in the `Next-Cursor` header and a `Link: <…>; rel="next"` header.',
+      },
+    },
+    errors: [cursorProblem(LIST)],
     handler: async ({ req, res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listAuditEvents(s.db, principal.org_id, query, before);

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import type { ScanEngine } from '../../../engine/pipeline.ts';
 import type { AppServices } from '../../context.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import { pageQuery, readCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
+import { presentDetector } from './presenter.ts';
+import { detectorPageSchema } from './schema.ts';
 
 const LIST = 'detectors';
 /** What a catalog cursor carries: where the next page starts. */
@@ -16,23 +19,10 @@ export function detectorRoutes(routes: Routes, s: AppServices, engine: ScanEngin
   routes.get('/v1/detectors', {
     access: 'authenticated',
     query: pageQuery,
+    responds: { status: 200, body: detectorPageSchema },
+    errors: [cursorProblem(LIST)],
     handler: ({ res, principal, query }) => {
-      const all = engine.registry.detectors.map((d) => ({
-        name: d.name,
-        version: d.version,
-        model: d.model,
-        kind: d.kind,
-        category: d.category,
-        enabled: engine.registry.enabled(d.name),
-        frameworks: d.frameworks,
-        surfaces_supported: [...d.surfaces],
-        content_types_supported: ['text', 'toolset'],
-        thresholds: {
-          block_above: d.thresholds.block_above,
-          flag_above: d.thresholds.flag_above,
-          warn_above: d.thresholds.warn_above,
-        },
-      }));
+      const all = engine.registry.detectors.map((d) => presentDetector(d, engine.registry.enabled(d.name)));
       const start = readCursor(s.cursors, LIST, principal.org_id, query.cursor, offsetPosition)?.offset ?? 0;
       const slice = all.slice(start, start + query.limit);
       const more = start + query.limit < all.length;

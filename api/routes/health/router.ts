@@ -1,8 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { z } from 'zod';
 import type { AppServices } from '../../context.ts';
+import { entries } from '../../../lib/error-catalogue.ts';
 import { Errors } from '../../../lib/errors.ts';
 import { databaseReady } from '../../../services/readiness.ts';
 import type { Routes, RouteSpec } from '../../route.ts';
+import { livenessSchema, readinessSchema } from './schema.ts';
+
+const live: z.output<typeof livenessSchema> = { status: 'ok' };
+const ready: z.output<typeof readinessSchema> = { status: 'ok', checks: { database: 'ok' } };
 
 /**
  * Liveness: `/healthz` and its older alias `/health` (no auth, no I/O). Readiness: `/readyz` also
@@ -10,18 +16,21 @@ import type { Routes, RouteSpec } from '../../route.ts';
  * `/metrics`, are probes: never rate-limited, and they spend no address's budget.
  */
 export function healthRoutes(routes: Routes, s: AppServices): void {
-  const live: RouteSpec<unknown, unknown, undefined> = {
+  const liveness: RouteSpec<unknown, unknown, undefined> = {
     access: 'public',
     probe: true,
-    handler: ({ res }) => void res.json({ status: 'ok' }),
+    responds: { status: 200, body: livenessSchema },
+    handler: ({ res }) => void res.json(live),
   };
-  routes.get('/healthz', live).get('/health', live);
+  routes.get('/healthz', liveness).get('/health', liveness);
   routes.get('/readyz', {
     access: 'public',
     probe: true,
+    responds: { status: 200, body: readinessSchema },
+    errors: [entries.notReady],
     handler: async ({ res }) => {
       if (!(await databaseReady(s.db))) throw Errors.notReady('The database is unreachable.');
-      res.json({ status: 'ok', checks: { database: 'ok' } });
+      res.json(ready);
     },
   });
   // Metrics span every organization: with METRICS_TOKEN set they need `Authorization: Bearer <token>`
@@ -31,6 +40,11 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
     routes.get('/metrics', {
       access: 'public',
       probe: true,
+      responds: {
+        status: 200,
+        other: { 'text/plain': 'The Prometheus text exposition format (version 0.0.4).' },
+      },
+      errors: [entries.metricsUnauthorized],
       handler: async ({ req, res }) => {
         if (token) {
           const got = Buffer.from(req.get('authorization') ?? '');

@@ -3,9 +3,19 @@ import { acceptInvite, createInvite, listInvites, revokeInvite } from '../../../
 import type { AppServices } from '../../context.ts';
 import { emptyBody } from '../../fields.ts';
 import { page, readIdCursor } from '../../pagination.ts';
+import { entries } from '../../../lib/error-catalogue.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import type { Routes } from '../../route.ts';
-import { presentAccepted, presentInvite } from './presenter.ts';
-import { createInviteBody, inviteIdParams, inviteTokenParams, listInvitesQuery } from './schema.ts';
+import { presentAccepted, presentCreated, presentInvite } from './presenter.ts';
+import {
+  acceptedInviteSchema,
+  createdInviteSchema,
+  createInviteBody,
+  inviteIdParams,
+  invitePageSchema,
+  inviteTokenParams,
+  listInvitesQuery,
+} from './schema.ts';
 
 const LIST = 'invites';
 
@@ -22,6 +32,15 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
     access: 'identified',
     params: inviteTokenParams,
     body: emptyBody,
+    responds: { status: 200, body: acceptedInviteSchema, description: 'Accepted: the caller is now a member.' },
+    errors: [
+      entries.inviteNotFound,
+      entries.inviteExpired,
+      entries.invitePrincipalEmailUnavailable,
+      entries.inviteEmailMismatch,
+      entries.inviteAlreadyMember,
+      entries.inviteUpstreamFailure,
+    ],
     handler: async ({ req, res, session, params }) => {
       const accepted = await acceptInvite(
         s.identity,
@@ -36,6 +55,8 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
     access: 'admin',
     params: inviteIdParams,
     body: emptyBody,
+    responds: { status: 204, description: 'Revoked (also when it already was revoked or accepted).' },
+    errors: [entries.inviteNotFound],
     handler: async ({ req, res, principal, params }) => {
       await revokeInvite(s.identity, principal.org_id, params.invite_id, actor(req));
       res.status(204).send();
@@ -45,6 +66,8 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/invites', {
     access: 'admin',
     query: listInvitesQuery,
+    responds: { status: 200, body: invitePageSchema },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listInvites(s.identity, principal.org_id, before, query.limit);
@@ -55,9 +78,11 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
   routes.post('/v1/invites', {
     access: 'admin',
     body: createInviteBody,
+    responds: { status: 201, body: createdInviteSchema },
+    errors: [entries.organizationNotFound],
     handler: async ({ req, res, principal, body }) => {
       const { invite, acceptUrl } = await createInvite(s.identity, principal.org_id, body, actor(req));
-      res.status(201).json({ invite: presentInvite(invite), accept_url: acceptUrl });
+      res.status(201).json(presentCreated(invite, acceptUrl));
     },
   });
 }

@@ -5,11 +5,21 @@ import {
   listLabeledEvents,
   type LabeledEventDeps,
 } from '../../../services/labeled-events.ts';
+import { entries } from '../../../lib/error-catalogue.ts';
 import type { AppServices } from '../../context.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import { readCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
-import { presentLabeledEvent } from './presenter.ts';
-import { appendBody, cursorPayload, eventIdParams, listQuery } from './schema.ts';
+import { presentAppended, presentLabeledEvent, presentLabeledEventSummary } from './presenter.ts';
+import {
+  appendBody,
+  cursorPayload,
+  eventIdParams,
+  LabeledEvent,
+  LabeledEventPage,
+  LabeledEventsAppended,
+  listQuery,
+} from './schema.ts';
 
 const LIST = 'labeled_events';
 
@@ -25,21 +35,29 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
   routes.post('/v1/labeled-events', {
     access: 'labeled_events:write',
     body: appendBody,
+    responds: { status: 201, body: LabeledEventsAppended, description: 'Every event was stored.' },
+    errors: [
+      entries.labeledEventEvidenceNotFound,
+      entries.labeledEventUnknownRun,
+      entries.overloaded,
+      entries.redactionDeadlineExceeded,
+    ],
     handler: async ({ res, principal, body }) => {
-      const ids = await appendLabeledEvents(deps, principal.org_id, body.events);
-      res.status(201).json({ accepted: ids.length, event_ids: ids });
+      res.status(201).json(presentAppended(await appendLabeledEvents(deps, principal.org_id, body.events)));
     },
   });
 
   routes.get('/v1/labeled-events', {
     access: 'labeled_events:read',
     query: listQuery,
+    responds: { status: 200, body: LabeledEventPage },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const after = readCursor(s.cursors, LIST, principal.org_id, query.cursor, cursorPayload);
       const { rows, more } = await listLabeledEvents(deps, principal.org_id, query, after);
       const last = rows.at(-1);
       res.json({
-        data: rows.map((r) => presentLabeledEvent(r, false)),
+        data: rows.map(presentLabeledEventSummary),
         next_cursor:
           more && last
             ? s.cursors.encode(LIST, principal.org_id, { observed_at: last.observed_at.toISOString(), id: last.id })
@@ -51,14 +69,18 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/labeled-events/:event_id', {
     access: 'labeled_events:read',
     params: eventIdParams,
+    responds: { status: 200, body: LabeledEvent },
+    errors: [entries.labeledEventNotFound],
     handler: async ({ res, principal, params }) => {
-      res.json(presentLabeledEvent(await getLabeledEvent(deps, principal.org_id, params.event_id), true));
+      res.json(presentLabeledEvent(await getLabeledEvent(deps, principal.org_id, params.event_id)));
     },
   });
 
   routes.delete('/v1/labeled-events/:event_id', {
     access: 'labeled_events:delete',
     params: eventIdParams,
+    responds: { status: 204, description: 'Deleted.' },
+    errors: [entries.labeledEventNotFound],
     handler: async ({ req, res, principal, params }) => {
       await deleteLabeledEvent(deps, principal.org_id, params.event_id, { id: principal.actor_id, requestId: req.id });
       res.status(204).send();

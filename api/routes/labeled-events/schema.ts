@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { LabeledEventInput, ListLabeledEventsInput } from '../../../services/labeled-events.ts';
 import { cursorInstant, instant } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
+import { instant as isoInstant, pageOf, resource } from '../../resources.ts';
 
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 const EVENT_ID = new RegExp(`^lev_${ULID}$`);
@@ -147,3 +148,93 @@ export const cursorPayload = z.strictObject({
   observed_at: cursorInstant,
   id: z.string().regex(EVENT_ID),
 });
+
+// Responses.
+
+/** A Finding of a stored comparator: as appended, with every string redacted (so unbounded). */
+const storedFinding = z.object({
+  detector: z.string(),
+  items: z.array(
+    z.object({
+      text: z.string(),
+      label: z.string(),
+      confidence: z.number().min(0).max(1),
+      source: z.string().optional(),
+      span: z.tuple([z.number().int().min(0), z.number().int().min(0)]).optional(),
+    }),
+  ),
+  frameworks: z
+    .object({
+      owasp_agentic: z.array(z.string()).optional(),
+      owasp_llm: z.array(z.string()).optional(),
+      mitre_atlas: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
+
+/** The fields of a labeled event but `source_data`, in the spec's order. */
+const eventFields = {
+  event_id: z.string().describe('`lev_` + 26 Crockford base32 characters.'),
+  source: z.enum(SOURCES),
+  observed_at: isoInstant,
+  input_redacted: z.string().nullable().describe('`input` under the redaction policy in force at append.'),
+  output_redacted: z.string().nullable().describe('`output` under the redaction policy in force at append.'),
+  verdict: z.enum(VERDICTS).nullable(),
+  verdict_confidence: z.number().min(0).max(1).nullable(),
+  verdict_reason: z.string().nullable(),
+  severity: z.enum(SEVERITIES).nullable(),
+  framework_refs: z.array(z.object({ framework: z.string(), id: z.string() })),
+  comparator: z
+    .object({
+      input_findings: z.array(storedFinding),
+      response_findings: z.array(storedFinding),
+      would_have_blocked: z.boolean(),
+    })
+    .nullable()
+    .describe('As appended, every string in it redacted.'),
+};
+
+const trailingFields = {
+  training_consent: z.boolean().describe('A `redteam` event carries its run’s consent.'),
+  redaction_version: z.string(),
+  redaction_policy_id: z
+    .string()
+    .nullable()
+    .describe('The policy that redacted the event; null while the organization never set one.'),
+  evidence_blob_keys: z.array(z.object({ kind: z.string(), storage_key: z.string() })),
+  created_at: isoInstant,
+};
+
+/** A labeled event as the list answers it: every field but `source_data`. */
+export const LabeledEventSummary = resource(
+  'LabeledEventSummary',
+  z.object({ ...eventFields, ...trailingFields }),
+  'A labeled event as the list answers it: every field but `source_data`.',
+);
+
+/** A labeled event, `source_data` included (null when none), as get answers it. */
+export const LabeledEvent = resource(
+  'LabeledEvent',
+  z.object({
+    ...eventFields,
+    source_data: z
+      .union([redteamSourceData, otherSourceData])
+      .nullable()
+      .describe('As appended; a `redteam` event’s carries its `run_id`.'),
+    ...trailingFields,
+  }),
+  'A labeled event: an observed input/output pair with its verdict, texts redacted.',
+);
+
+/** A page of labeled events, by `observed_at` then `event_id`, descending. */
+export const LabeledEventPage = pageOf('LabeledEventPage', LabeledEventSummary);
+
+/** What an append answers: how many events were stored and their ids, in request order. */
+export const LabeledEventsAppended = resource(
+  'LabeledEventsAppended',
+  z.object({
+    accepted: z.number().int().min(1),
+    event_ids: z.array(z.string()).describe('The new events’ ids (`lev_…`), in request order.'),
+  }),
+  'The events an append stored.',
+);

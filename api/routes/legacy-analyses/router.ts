@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { entries } from '../../../lib/error-catalogue.ts';
 import {
   createAnalysis,
   deleteAnalysis,
@@ -8,10 +9,19 @@ import {
 } from '../../../services/legacy-analyses.ts';
 import { legacyUsage } from '../../../services/legacy-quota.ts';
 import type { AppServices } from '../../context.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import { readCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
 import { presentAnalysis, presentUsage } from './presenter.ts';
-import { analysisCursor, analysisIdParams, createAnalysisBody, listAnalysesQuery } from './schema.ts';
+import {
+  analysisCursor,
+  analysisIdParams,
+  createAnalysisBody,
+  LegacyAnalysis,
+  LegacyAnalysisPage,
+  LegacyUsage,
+  listAnalysesQuery,
+} from './schema.ts';
 
 const LIST = 'legacy_analyses';
 
@@ -27,6 +37,7 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   routes.post('/v1/legacy-analyses', {
     access: 'admin',
     body: createAnalysisBody,
+    responds: { status: 201, body: LegacyAnalysis, description: 'The new session.', headers: ['Location'] },
     handler: async ({ req, res, principal, body }) => {
       const a = await createAnalysis(deps, principal.org_id, body, actor(req));
       res.status(201).location(`/v1/legacy-analyses/${a.analysis_id}`).json(presentAnalysis(a));
@@ -36,6 +47,8 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/legacy-analyses', {
     access: 'scans:read',
     query: listAnalysesQuery,
+    responds: { status: 200, body: LegacyAnalysisPage },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const before = readCursor(s.cursors, LIST, principal.org_id, query.cursor, analysisCursor)?.before;
       const { rows, more } = await listAnalyses(s.db, principal.org_id, before, query.limit);
@@ -50,6 +63,8 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/legacy-analyses/:analysis_id', {
     access: 'scans:read',
     params: analysisIdParams,
+    responds: { status: 200, body: LegacyAnalysis },
+    errors: [entries.legacyAnalysisNotFound],
     handler: async ({ res, principal, params }) => {
       res.json(presentAnalysis(await getAnalysis(s.db, principal.org_id, params.analysis_id)));
     },
@@ -58,6 +73,8 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   routes.delete('/v1/legacy-analyses/:analysis_id', {
     access: 'admin',
     params: analysisIdParams,
+    responds: { status: 204, description: 'Deleted; the number is never reused.' },
+    errors: [entries.legacyAnalysisNotFound],
     handler: async ({ req, res, principal, params }) => {
       await deleteAnalysis(deps, principal.org_id, params.analysis_id, actor(req));
       res.status(204).send();
@@ -66,6 +83,7 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
 
   routes.get('/v1/legacy-usage', {
     access: 'scans:read',
+    responds: { status: 200, body: LegacyUsage },
     handler: async ({ res, principal }) => {
       const u = await legacyUsage(s.db, principal.org_id, s.clock.now(), s.config.LEGACY_MONTHLY_QUOTA);
       res.json(presentUsage(u));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CreateAnalysisInput } from '../../../services/legacy-analyses.ts';
 import { pageQuery } from '../../pagination.ts';
+import { instant, pageOf, resource } from '../../resources.ts';
 
 /** The bounds of docs/api.md (Legacy analysis sessions). */
 export const LEGACY_ANALYSIS_LIMITS = { name: 255, description: 1000 } as const;
@@ -28,3 +29,40 @@ export const listAnalysesQuery = pageQuery;
 
 /** The list's keyset position: the last analysis id of the page (ids decrease down the list). */
 export const analysisCursor = z.object({ before: z.number().int().min(1).max(MAX_ANALYSIS_ID) });
+
+// Responses.
+
+/** An analysis session (docs/api.md, Legacy analysis sessions). */
+export const LegacyAnalysis = resource(
+  'LegacyAnalysis',
+  z.object({
+    analysis_id: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_ANALYSIS_ID)
+      .describe('Numbered 1, 2, 3 … per organization in creation order; never reused.'),
+    name: z.string(),
+    description: z.string().nullable(),
+    created_at: instant,
+  }),
+  'An analysis session of the legacy API: what `POST /v1/analysis/{analysis_id}` names.',
+);
+
+/** A page of analysis sessions, newest first. */
+export const LegacyAnalysisPage = pageOf('LegacyAnalysisPage', LegacyAnalysis);
+
+/** `GET /v1/legacy-usage`: the calendar month's legacy requests against the limit in force. */
+export const LegacyUsage = resource(
+  'LegacyUsage',
+  z.object({
+    month: z
+      .string()
+      .regex(/^[0-9]{4}-[0-9]{2}$/)
+      .describe('The calendar month (UTC), `YYYY-MM`.'),
+    limit: z.number().int().min(0).describe('The monthly limit in force.'),
+    used: z.number().int().min(0).describe('Legacy requests counted this month.'),
+    resets_at: instant.describe('The next month’s first instant (UTC): the count starts again.'),
+  }),
+  'The organization’s legacy API usage this month.',
+);

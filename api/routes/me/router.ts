@@ -1,4 +1,6 @@
 import type { Routes } from '../../route.ts';
+import { presentPrincipal, presentSessionWithoutOrganization } from './presenter.ts';
+import { principalSchema } from './schema.ts';
 
 /**
  * `GET /v1/me`: the calling principal. Unscoped, and answered for an SSO session of no organization
@@ -8,27 +10,13 @@ import type { Routes } from '../../route.ts';
 export function meRoutes(routes: Routes, deploymentMode: 'self_hosted' | 'saas'): void {
   routes.get('/v1/me', {
     access: 'identified',
+    responds: { status: 200, body: principalSchema },
     handler: ({ req, res, session }) => {
-      const principal = req.principal;
-      if (!principal) {
-        res.json({
-          type: 'user',
-          org_id: null,
-          org_display_name: null,
-          actor_id: null,
-          scopes: [],
-          deployment_mode: deploymentMode,
-          email: session?.email ?? null,
-        });
-        return;
-      }
-      const { type, org_id, org_display_name, actor_id, scopes, deployment_mode } = principal;
-      const body: Record<string, unknown> = { type, org_id, org_display_name, actor_id, scopes, deployment_mode };
-      if (type === 'user') {
-        body.role = principal.role;
-        body.email = session?.email ?? null;
-      }
-      res.json(body);
+      res.json(
+        req.principal
+          ? presentPrincipal(req.principal, session)
+          : presentSessionWithoutOrganization(session, deploymentMode),
+      );
     },
   });
 }

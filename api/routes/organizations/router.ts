@@ -1,8 +1,9 @@
 import { createOrganizationForSession, deleteOwnOrganization } from '../../../services/org-lifecycle.ts';
 import type { AppServices } from '../../context.ts';
+import { entries } from '../../../lib/error-catalogue.ts';
 import type { Routes } from '../../route.ts';
 import { presentOrganization } from './presenter.ts';
-import { createOrganizationBody, organizationIdParams } from './schema.ts';
+import { createOrganizationBody, organizationIdParams, organizationSchema } from './schema.ts';
 
 /**
  * Organizations (docs/identity.md): create `POST /v1/organizations` (an SSO session of no organization;
@@ -13,6 +14,18 @@ export function organizationRoutes(routes: Routes, s: AppServices): void {
   routes.post('/v1/organizations', {
     access: 'identified',
     body: createOrganizationBody,
+    responds: {
+      status: 201,
+      body: organizationSchema,
+      headers: ['Location'],
+      description: 'Created, the caller its owner (or, for a repeated Idempotency-Key, the one created then).',
+    },
+    errors: [
+      entries.onboardingUnsupported,
+      entries.onboardingSessionRequired,
+      entries.onboardingAlreadyInOrganization,
+      entries.identityProviderFailure,
+    ],
     handler: async ({ req, res, session, body }) => {
       const { org, replayed } = await createOrganizationForSession(
         s.identity,
@@ -28,6 +41,14 @@ export function organizationRoutes(routes: Routes, s: AppServices): void {
   routes.delete('/v1/organizations/:org_id', {
     access: 'authenticated',
     params: organizationIdParams,
+    responds: { status: 204, description: 'Deleted, with everything scoped to it.' },
+    errors: [
+      entries.organizationDeleteUnsupported,
+      entries.organizationNotFound,
+      entries.organizationDeleteNotOwner,
+      entries.organizationDeleteOtherMembers,
+      entries.organizationDeletePendingInvites,
+    ],
     handler: async ({ req, res, principal, params }) => {
       await deleteOwnOrganization(s.identity, principal, params.org_id, req.id);
       res.status(204).send();

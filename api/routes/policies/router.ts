@@ -1,4 +1,6 @@
 import type { Request } from 'express';
+import type { z } from 'zod';
+import { entries } from '../../../lib/error-catalogue.ts';
 import { parseIdParam } from '../../../lib/ids.ts';
 import { backtestPolicy } from '../../../services/policies/backtest.ts';
 import type { PolicyDeps } from '../../../services/policies/deps.ts';
@@ -11,9 +13,11 @@ import {
 } from '../../../services/policies/manage.ts';
 import { simulatePolicy } from '../../../services/policies/simulate.ts';
 import type { AppServices } from '../../context.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
-import { presentPolicy } from './presenter.ts';
+import { presentPolicy, presentSimulation } from './presenter.ts';
+import { Policy, PolicyBacktest, PolicyPage, PolicySimulation } from './responses.ts';
 import { backtestBody, listPoliciesQuery, policyBody, policyIdParams, simulateBody } from './schema.ts';
 
 const LIST = 'policies';
@@ -33,9 +37,12 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
     access: 'policies:read',
     params: policyIdParams,
     body: simulateBody(deps.catalog),
+    responds: { status: 200, body: PolicySimulation },
+    errors: [entries.policyNotFound, entries.scanNotFound],
     handler: async ({ res, principal, params, body: b }) => {
       const scanId = b.scan_id === undefined ? undefined : parseIdParam('scan', b.scan_id, true)!;
-      res.json(await simulatePolicy(deps, principal.org_id, params.policy_id, { ...b, scan_id: scanId }, builtin));
+      const input = { ...b, scan_id: scanId };
+      res.json(presentSimulation(await simulatePolicy(deps, principal.org_id, params.policy_id, input, builtin)));
     },
   });
 
@@ -43,14 +50,19 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
     access: 'policies:read',
     params: policyIdParams,
     body: backtestBody,
+    responds: { status: 200, body: PolicyBacktest },
+    errors: [entries.policyNotFound],
     handler: async ({ res, principal, params, body: b }) => {
-      res.json(await backtestPolicy(deps, principal.org_id, params.policy_id, b, builtin));
+      const backtest = await backtestPolicy(deps, principal.org_id, params.policy_id, b, builtin);
+      res.json(backtest satisfies z.output<typeof PolicyBacktest>);
     },
   });
 
   routes.get('/v1/policies/:policy_id', {
     access: 'policies:read',
     params: policyIdParams,
+    responds: { status: 200, body: Policy },
+    errors: [entries.policyNotFound],
     handler: async ({ res, principal, params }) => {
       res.json(presentPolicy(await getPolicy(s.db, principal.org_id, params.policy_id)));
     },
@@ -60,6 +72,8 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
     access: 'policies:write',
     params: policyIdParams,
     body,
+    responds: { status: 200, body: Policy },
+    errors: [entries.policyNotFound],
     handler: async ({ req, res, principal, params, body: b }) => {
       res.json(presentPolicy(await replacePolicy(deps, principal.org_id, params.policy_id, b, actor(req))));
     },
@@ -68,6 +82,8 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   routes.delete('/v1/policies/:policy_id', {
     access: 'policies:write',
     params: policyIdParams,
+    responds: { status: 204, description: 'Deleted.' },
+    errors: [entries.policyNotFound],
     handler: async ({ req, res, principal, params }) => {
       await deletePolicy(deps, principal.org_id, params.policy_id, actor(req));
       res.status(204).send();
@@ -77,6 +93,8 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   routes.get('/v1/policies', {
     access: 'policies:read',
     query: listPoliciesQuery,
+    responds: { status: 200, body: PolicyPage },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listPolicies(s.db, principal.org_id, before, query.limit);
@@ -87,6 +105,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   routes.post('/v1/policies', {
     access: 'policies:write',
     body,
+    responds: { status: 201, body: Policy, headers: ['Location'] },
     handler: async ({ req, res, principal, body: b }) => {
       const row = await createPolicy(deps, principal.org_id, b, actor(req));
       res.status(201).location(`/v1/policies/${row.id}`).json(presentPolicy(row));

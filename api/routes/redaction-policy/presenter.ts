@@ -1,8 +1,10 @@
 import type { RedactionPolicyView } from '../../../services/redaction/policy.ts';
+import type { z } from 'zod';
 import { iso } from '../../present.ts';
+import type { RedactionPolicy } from './schema.ts';
 
 /** The Redaction policy resource; the built-in default has a null `policy_id` and null times. */
-export function presentRedactionPolicy(p: RedactionPolicyView) {
+export function presentRedactionPolicy(p: RedactionPolicyView): z.output<typeof RedactionPolicy> {
   return {
     policy_id: p.id,
     field_rules: p.field_rules,

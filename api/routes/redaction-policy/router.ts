@@ -2,7 +2,7 @@ import { getRedactionPolicy, replaceRedactionPolicy } from '../../../services/re
 import type { AppServices } from '../../context.ts';
 import type { Routes } from '../../route.ts';
 import { presentRedactionPolicy } from './presenter.ts';
-import { replaceRedactionPolicyBody } from './schema.ts';
+import { RedactionPolicy, replaceRedactionPolicyBody } from './schema.ts';
 
 const PATH = '/v1/org/redaction-policy';
 
@@ -13,6 +13,7 @@ const PATH = '/v1/org/redaction-policy';
 export function redactionPolicyRoutes(routes: Routes, s: AppServices): void {
   routes.get(PATH, {
     access: 'authenticated',
+    responds: { status: 200, body: RedactionPolicy, description: 'The policy in force, or the built-in default.' },
     handler: async ({ res, principal }) => {
       res.json(presentRedactionPolicy(await getRedactionPolicy(s.redaction, principal.org_id)));
     },
@@ -21,6 +22,11 @@ export function redactionPolicyRoutes(routes: Routes, s: AppServices): void {
   routes.put(PATH, {
     access: 'admin',
     body: replaceRedactionPolicyBody,
+    responds: {
+      status: 200,
+      body: RedactionPolicy,
+      description: 'The policy now in force: a new version, or the current one unchanged when the body equals it.',
+    },
     handler: async ({ req, res, principal, body }) => {
       const { policy } = await replaceRedactionPolicy(s.redaction, principal.org_id, body, {
         id: principal.actor_id,

@@ -6,6 +6,7 @@ import {
   REDACTION_VERSION_PATTERN,
   type ReplaceRedactionPolicyInput,
 } from '../../../services/redaction/policy.ts';
+import { nullableInstant, resource } from '../../resources.ts';
 
 const obfuscation = z.enum(OBFUSCATIONS, `must be one of ${OBFUSCATIONS.join(', ')}`);
 
@@ -36,3 +37,23 @@ export const replaceRedactionPolicyBody = z.strictObject({
     .string('must be a string')
     .regex(REDACTION_VERSION_PATTERN, 'must match redactor-v<major>.<minor>.<patch>'),
 }) satisfies z.ZodType<ReplaceRedactionPolicyInput>;
+
+/** The Redaction policy resource (`GET` and `PUT /v1/org/redaction-policy`). */
+export const RedactionPolicy = resource(
+  'RedactionPolicy',
+  z.object({
+    policy_id: z
+      .string()
+      .nullable()
+      .describe('This version of the policy; null for the built-in default (no policy was ever set).'),
+    field_rules: z
+      .record(z.string(), z.enum(OBFUSCATIONS))
+      .describe('PII label (as the PII detector reports it) → obfuscation; labels absent use `default_obfuscation`.'),
+    default_obfuscation: z.enum(OBFUSCATIONS),
+    override_allowed_for_reviewers: z.boolean(),
+    redaction_version: z.string().describe('`redactor-v<major>.<minor>.<patch>`.'),
+    created_at: nullableInstant.describe("When the organization's first policy was set; null for the default."),
+    updated_at: nullableInstant.describe('When this version was set; null for the default.'),
+  }),
+  "The organization's redaction policy in force.",
+);

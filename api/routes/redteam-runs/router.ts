@@ -1,16 +1,22 @@
 import type { Request } from 'express';
+import { entries } from '../../../lib/error-catalogue.ts';
 import { addFindings, listFindings } from '../../../services/redteam/findings.ts';
 import { createRun, finalizeRun, getRun, listRuns, type RedteamDeps } from '../../../services/redteam/runs.ts';
 import type { AppServices } from '../../context.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
-import { presentFinding, presentRun } from './presenter.ts';
+import { presentAdded, presentFinding, presentRun } from './presenter.ts';
 import {
   addFindingsBody,
   createRunBody,
   finalizeRunBody,
   listFindingsQuery,
   listRunsQuery,
+  RedteamFindingPage,
+  RedteamFindingsAdded,
+  RedteamRun,
+  RedteamRunPage,
   runIdParams,
 } from './schema.ts';
 
@@ -32,6 +38,8 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
     access: 'redteam:write',
     params: runIdParams,
     body: finalizeRunBody,
+    responds: { status: 200, body: RedteamRun, description: 'The finished run.' },
+    errors: [entries.redteamRunNotFound, entries.redteamRunAlreadyFinalized],
     handler: async ({ req, res, principal, params, body }) => {
       res.json(presentRun(await finalizeRun(deps, principal.org_id, params.run_id, body, actor(req))));
     },
@@ -41,8 +49,10 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
     access: 'redteam:write',
     params: runIdParams,
     body: addFindingsBody,
+    responds: { status: 201, body: RedteamFindingsAdded, description: 'The findings were stored, all of them.' },
+    errors: [entries.redteamRunNotFound, entries.redteamRunAlreadyFinalized, entries.redteamUnknownEvent],
     handler: async ({ req, res, principal, params, body }) => {
-      res.status(201).json(await addFindings(deps, principal.org_id, params.run_id, body, actor(req)));
+      res.status(201).json(presentAdded(await addFindings(deps, principal.org_id, params.run_id, body, actor(req))));
     },
   });
 
@@ -50,6 +60,8 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
     access: 'redteam:read',
     params: runIdParams,
     query: listFindingsQuery,
+    responds: { status: 200, body: RedteamFindingPage },
+    errors: [entries.redteamRunNotFound, cursorProblem(FINDINGS)],
     handler: async ({ res, principal, params, query }) => {
       const before = readIdCursor(s.cursors, FINDINGS, principal.org_id, query.cursor);
       const { rows, more } = await listFindings(deps, principal.org_id, params.run_id, before, query.limit);
@@ -60,6 +72,8 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/redteam-runs/:run_id', {
     access: 'redteam:read',
     params: runIdParams,
+    responds: { status: 200, body: RedteamRun },
+    errors: [entries.redteamRunNotFound],
     handler: async ({ res, principal, params }) => {
       res.json(presentRun(await getRun(deps, principal.org_id, params.run_id)));
     },
@@ -68,6 +82,8 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/redteam-runs', {
     access: 'redteam:read',
     query: listRunsQuery,
+    responds: { status: 200, body: RedteamRunPage },
+    errors: [cursorProblem(RUNS)],
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, RUNS, principal.org_id, query.cursor);
       const { rows, more } = await listRuns(deps, principal.org_id, query.state, before, query.limit);
@@ -78,6 +94,8 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   routes.post('/v1/redteam-runs', {
     access: 'redteam:write',
     body: createRunBody,
+    responds: { status: 201, body: RedteamRun, description: 'The run, `running`.', headers: ['Location'] },
+    errors: [entries.redteamWrittenAuthorizationRequired],
     handler: async ({ req, res, principal, body }) => {
       const run = await createRun(deps, principal.org_id, body, actor(req));
       res.status(201).location(`/v1/redteam-runs/${run.id}`).json(presentRun(run));

@@ -3,6 +3,7 @@ import type { AddFindingsInput } from '../../../services/redteam/findings.ts';
 import type { CreateRunInput, FinalizeRunInput } from '../../../services/redteam/runs.ts';
 import { instant } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
+import { instant as isoInstant, nullableInstant, pageOf, resource } from '../../resources.ts';
 
 /** The bounds of docs/api.md (Red-team runs): the spec gives only verdict_reason's and the findings count. */
 export const REDTEAM_LIMITS = {
@@ -115,3 +116,71 @@ export const runIdParams = z.object({
 export const listRunsQuery = pageQuery.extend({ state: z.enum(['running', 'finished']).optional() });
 
 export const listFindingsQuery = pageQuery;
+
+// Responses.
+
+const RUN_ID_TEXT = '`rtr_` + 26 Crockford base32 characters.';
+const stringMapOut = z.record(z.string(), z.string());
+const frameworkRefOut = z.object({ framework: z.string(), id: z.string() });
+
+/** The red-team run resource: the spec's fields (docs/api.md, Red-team runs). */
+export const RedteamRun = resource(
+  'RedteamRun',
+  z.object({
+    run_id: z.string().describe(RUN_ID_TEXT),
+    state: z.enum(['running', 'finished']),
+    scope_hash: z.string().describe('The declared scope: 64 lowercase hex characters.'),
+    scope_redacted: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('The scope as the client redacted it, stored as given; null when not sent.'),
+    upload_enabled: z.boolean(),
+    training_consent: z.boolean(),
+    written_authorization: z.boolean(),
+    attached_authenticated: z.boolean(),
+    started_at: isoInstant,
+    finished_at: nullableInstant.describe('Null while the run is running.'),
+    verdict: SEVERITY.nullable().describe('The worst severity found; null while the run is running.'),
+    verdict_reason: z.string().nullable(),
+    model_versions: stringMapOut.describe('Model name → version the run tested.'),
+    corpus_hashes: stringMapOut.describe('Corpus name → hash of the probes sent.'),
+    redteam_version: z.string(),
+    operator_id: z.string().nullable(),
+    created_at: isoInstant,
+  }),
+  'A red-team run: created running, finalized once with a verdict.',
+);
+
+/** A page of runs, newest first. */
+export const RedteamRunPage = pageOf('RedteamRunPage', RedteamRun);
+
+/** A red-team finding as the findings list answers it. */
+export const RedteamFinding = resource(
+  'RedteamFinding',
+  z.object({
+    finding_id: z.string().describe('`rtf_` + 26 Crockford base32 characters.'),
+    run_id: z.string().describe(RUN_ID_TEXT),
+    attack_class: z.string(),
+    severity: SEVERITY,
+    title: z.string(),
+    description: z.string(),
+    framework_refs: z.array(frameworkRefOut),
+    representative_event_id: z.string().nullable().describe('A labeled event (`lev_…`) showing the finding, or null.'),
+    remediation_class: z.string(),
+    created_at: isoInstant,
+  }),
+  'One finding of a red-team run.',
+);
+
+/** A page of a run's findings, newest first. */
+export const RedteamFindingPage = pageOf('RedteamFindingPage', RedteamFinding);
+
+/** What adding findings answers: how many were stored and their ids, in request order. */
+export const RedteamFindingsAdded = resource(
+  'RedteamFindingsAdded',
+  z.object({
+    accepted: z.number().int().min(1),
+    finding_ids: z.array(z.string()).describe('The new findings’ ids (`rtf_…`), in request order.'),
+  }),
+  'The findings an add-findings call stored.',
+);

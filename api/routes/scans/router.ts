@@ -1,14 +1,17 @@
 import type { Request } from 'express';
+import { entries } from '../../../lib/error-catalogue.ts';
 import { parseIdParam } from '../../../lib/ids.ts';
 import { Errors } from '../../../lib/errors.ts';
 import { checkScanRequest, createScan, getScan, listScans, type ScanDeps } from '../../../services/scans.ts';
 import { streamedFinding } from '../../../services/scan-findings.ts';
-import { presentScan } from '../../../services/scan-presenter.ts';
 import type { AppServices } from '../../context.ts';
 import type { IdempotencyHandle } from '../../middleware/idempotency.ts';
 import { problemBody, toProblem } from '../../middleware/problem.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import { page, readIdCursor } from '../../pagination.ts';
 import type { Routes } from '../../route.ts';
+import { presentScanResource } from './presenter.ts';
+import { SCAN_STREAM_DESCRIPTION, SCAN_STREAM_EVENTS, Scan, ScanPage } from './responses.ts';
 import { createScanBody, listScansQuery, scanIdParams } from './schema.ts';
 import { EventStream } from './sse.ts';
 
@@ -23,16 +26,20 @@ const wantsStream = (req: Request) => (req.get('accept') ?? '').toLowerCase().in
 export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void {
   routes.post('/v1/scans', {
     access: 'scans:write',
-    eventStream: true,
     body: createScanBody(s.config.SCAN_MAX_TEXT_CHARS),
     // Tool results and documents may carry NUL or a lone surrogate: the scanned content stores each as
     // U+FFFD (findings index it by character offset); elsewhere in the body they are 400.
     replaceUnstorableIn: ['content'],
+    responds: [
+      { status: 201, body: Scan, headers: ['Location'], description: 'The scan, decided and stored.' },
+      { status: 200, description: SCAN_STREAM_DESCRIPTION, events: SCAN_STREAM_EVENTS },
+    ],
+    errors: [entries.unknownDetector, entries.policyNotFound, entries.overloaded, entries.scanDeadlineExceeded],
     handler: async ({ req, res, principal, body }) => {
       const meta = { apiKeyId: principal.actor_id, requestId: req.id };
       if (!wantsStream(req)) {
         const row = await createScan(deps, principal.org_id, body, meta);
-        res.status(201).location(`/v1/scans/${row.id}`).json(presentScan(row, s.clock.now()));
+        res.status(201).location(`/v1/scans/${row.id}`).json(presentScanResource(row, s.clock.now()));
         return;
       }
       const policy = await checkScanRequest(deps, principal.org_id, body);
@@ -47,7 +54,7 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
           policy,
           onResult: (run) => stream.send('detector', streamedFinding(deps.engine.registry, run)),
         });
-        const scan = presentScan(row, s.clock.now());
+        const scan = presentScanResource(row, s.clock.now());
         await idem?.record(201, scan);
         stream.send('decision', scan);
       } catch (err) {
@@ -68,15 +75,19 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
   routes.get('/v1/scans/:scan_id', {
     access: 'scans:read',
     params: scanIdParams,
+    responds: { status: 200, body: Scan },
+    errors: [entries.scanNotFound],
     handler: async ({ res, principal, params }) => {
       const id = parseIdParam('scan', params.scan_id, true)!;
-      res.json(presentScan(await getScan(s.db, principal.org_id, id), s.clock.now()));
+      res.json(presentScanResource(await getScan(s.db, principal.org_id, id), s.clock.now()));
     },
   });
 
   routes.get('/v1/scans', {
     access: 'scans:read',
     query: listScansQuery,
+    responds: { status: 200, body: ScanPage },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listScans(s.db, principal.org_id, query, before);
@@ -86,7 +97,7 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
           s.cursors,
           LIST,
           principal.org_id,
-          rows.map((r) => presentScan(r, now)),
+          rows.map((r) => presentScanResource(r, now)),
           rows.at(-1)?.id,
           more,
         ),

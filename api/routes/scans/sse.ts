@@ -5,6 +5,16 @@
  * an increasing `id`.
  */
 import type { Response } from 'express';
+import type { z } from 'zod';
+import type { Scan, ScanEventDetector } from './responses.ts';
+
+/** Each event's `data`, as the OpenAPI document states it (api/routes/scans/responses.ts). */
+export interface ScanEvents {
+  detector: z.output<typeof ScanEventDetector>;
+  decision: z.output<typeof Scan>;
+  /** A problem document (api/middleware/problem.ts `problemBody`). */
+  error: Record<string, unknown>;
+}
 
 export class EventStream {
   private seq = 0;
@@ -28,7 +38,7 @@ export class EventStream {
     return this.open;
   }
 
-  send(event: 'detector' | 'decision' | 'error', data: unknown): void {
+  send<E extends keyof ScanEvents>(event: E, data: ScanEvents[E]): void {
     if (!this.open) return;
     // JSON.stringify never emits a raw newline, so one `data:` line always holds the payload.
     this.res.write(`id: ${++this.seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);

@@ -1,11 +1,28 @@
 import { changeMemberRole, listOrgMembers, removeMember } from '../../../services/members.ts';
 import type { AppServices } from '../../context.ts';
 import { readCursor } from '../../pagination.ts';
+import { entries } from '../../../lib/error-catalogue.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import type { Routes } from '../../route.ts';
 import { presentUser } from './presenter.ts';
-import { changeRoleBody, listUsersQuery, memberCursorPayload, userIdParams } from './schema.ts';
+import {
+  changeRoleBody,
+  listUsersQuery,
+  memberCursorPayload,
+  userIdParams,
+  userPageSchema,
+  userSchema,
+} from './schema.ts';
 
 const LIST = 'users';
+
+/** What a role change or removal answers besides the usual: the guards, then the identity provider. */
+const MEMBER_CHANGE_PROBLEMS = [
+  entries.userNotFound,
+  entries.ownerRequired,
+  entries.lastOwner,
+  entries.identityProviderFailure,
+];
 
 /**
  * Members of the caller's organization (docs/identity.md): list `GET /v1/users`, role change
@@ -16,6 +33,8 @@ export function userRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/users', {
     access: 'admin',
     query: listUsersQuery,
+    responds: { status: 200, body: userPageSchema },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const after = readCursor(s.cursors, LIST, principal.org_id, query.cursor, memberCursorPayload);
       const { rows, more } = await listOrgMembers(s.identity, principal.org_id, after, query.limit);
@@ -34,6 +53,8 @@ export function userRoutes(routes: Routes, s: AppServices): void {
     access: 'admin',
     params: userIdParams,
     body: changeRoleBody,
+    responds: { status: 200, body: userSchema, description: 'The member, with the role now held.' },
+    errors: MEMBER_CHANGE_PROBLEMS,
     handler: async ({ req, res, principal, params, body }) => {
       const user = await changeMemberRole(s.identity, { principal, requestId: req.id }, params.user_id, body);
       res.json(presentUser(user));
@@ -43,6 +64,8 @@ export function userRoutes(routes: Routes, s: AppServices): void {
   routes.delete('/v1/users/:user_id', {
     access: 'admin',
     params: userIdParams,
+    responds: { status: 204, description: 'Removed.' },
+    errors: MEMBER_CHANGE_PROBLEMS,
     handler: async ({ req, res, principal, params }) => {
       await removeMember(s.identity, { principal, requestId: req.id }, params.user_id);
       res.status(204).send();

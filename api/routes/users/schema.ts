@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { USER_ROLES, type ChangeMemberRoleInput } from '../../../services/members.ts';
 import { cursorInstant } from '../../fields.ts';
 import { pageQuery } from '../../pagination.ts';
+import { instant, pageOf, resource } from '../../resources.ts';
 
 export const USER_ID = /^usr_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -20,3 +21,17 @@ export const memberCursorPayload = z.strictObject({
   created_at: cursorInstant,
   id: z.string().regex(USER_ID),
 });
+
+/** The User resource (`presentUser`): a member of an organization. */
+export const userSchema = resource(
+  'User',
+  z.object({
+    id: z.string().describe('`usr_` followed by 26 Crockford base32 characters.'),
+    email: z.string().nullable().describe('The verified email of their SSO session; null when it carried none.'),
+    role: z.enum(USER_ROLES),
+    created_at: instant,
+  }),
+);
+
+/** A page of `GET /v1/users`, newest member first. */
+export const userPageSchema = pageOf('UserPage', userSchema);

@@ -1,8 +1,10 @@
+import type { z } from 'zod';
 import type { DeliveryRow, WebhookRow } from '../../../store/webhooks.ts';
 import { iso } from '../../present.ts';
+import type { Webhook, WebhookDelivery, WebhookSecretRotation, WebhookWithSecret } from './schema.ts';
 
-/** A webhook as the API returns it; `secret` only in the create response. Sealed secrets never leave the store. */
-export function presentWebhook(w: WebhookRow, secret?: string) {
+/** A webhook as the API returns it. Sealed secrets never leave the store. */
+export function presentWebhook(w: WebhookRow): z.output<typeof Webhook> {
   return {
     id: w.id,
     url: w.url,
@@ -11,12 +13,26 @@ export function presentWebhook(w: WebhookRow, secret?: string) {
     include_content: w.include_content,
     active: w.active,
     last_failure_at: iso(w.last_failure_at),
-    created_at: iso(w.created_at),
-    ...(secret !== undefined ? { secret } : {}),
+    created_at: new Date(w.created_at).toISOString(),
   };
 }
 
-export function presentDelivery(d: DeliveryRow) {
+/** The create answer: the webhook and its new signing secret (shown only here). */
+export function presentCreatedWebhook(w: WebhookRow, secret: string): z.output<typeof WebhookWithSecret> {
+  return { ...presentWebhook(w), secret };
+}
+
+/** The rotation answer: the new secret and when the previous one stops being valid. */
+export function presentSecretRotation(r: {
+  webhook_id: string;
+  secret: string;
+  grace_expires_at: Date;
+}): z.output<typeof WebhookSecretRotation> {
+  return { webhook_id: r.webhook_id, secret: r.secret, grace_expires_at: r.grace_expires_at.toISOString() };
+}
+
+/** A delivery as the API returns it. */
+export function presentDelivery(d: DeliveryRow): z.output<typeof WebhookDelivery> {
   return {
     id: d.id,
     webhook_id: d.webhook_id,
@@ -27,7 +43,7 @@ export function presentDelivery(d: DeliveryRow) {
     next_attempt_at: iso(d.next_attempt_at),
     response: d.response,
     error: d.error,
-    created_at: iso(d.created_at),
+    created_at: new Date(d.created_at).toISOString(),
     delivered_at: iso(d.delivered_at),
     redelivery_of: d.redelivery_of,
   };

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { entries } from '../../../lib/error-catalogue.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -12,15 +13,22 @@ import {
 import type { AppServices } from '../../context.ts';
 import { emptyBody } from '../../fields.ts';
 import { page, readIdCursor } from '../../pagination.ts';
+import { cursorProblem } from '../../openapi/problems.ts';
 import type { Routes } from '../../route.ts';
-import { presentDelivery, presentWebhook } from './presenter.ts';
+import { presentCreatedWebhook, presentDelivery, presentSecretRotation, presentWebhook } from './presenter.ts';
 import {
   createWebhookBody,
   deliveryIdParams,
   listDeliveriesQuery,
   listWebhooksQuery,
   rotateSecretBody,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryPage,
   webhookIdParams,
+  WebhookPage,
+  WebhookSecretRotation,
+  WebhookWithSecret,
 } from './schema.ts';
 
 const LIST = 'webhooks';
@@ -39,6 +47,8 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
     access: 'webhooks:write',
     params: webhookIdParams,
     body: rotateSecretBody,
+    responds: { status: 200, body: WebhookSecretRotation },
+    errors: [entries.webhookNotFound],
     handler: async ({ req, res, principal, params, body }) => {
       const rotated = await rotateWebhookSecret(
         deps,
@@ -47,11 +57,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
         body.grace_seconds,
         actor(req),
       );
-      res.json({
-        webhook_id: rotated.webhook_id,
-        secret: rotated.secret,
-        grace_expires_at: rotated.grace_expires_at.toISOString(),
-      });
+      res.json(presentSecretRotation(rotated));
     },
   });
 
@@ -59,6 +65,8 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
     access: 'webhooks:read',
     params: webhookIdParams,
     query: listDeliveriesQuery,
+    responds: { status: 200, body: WebhookDeliveryPage },
+    errors: [entries.webhookNotFound, cursorProblem(DELIVERIES)],
     handler: async ({ res, principal, params, query }) => {
       const before = readIdCursor(s.cursors, DELIVERIES, principal.org_id, query.cursor);
       const { rows, more } = await listDeliveries(
@@ -77,6 +85,8 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
     access: 'webhooks:write',
     params: deliveryIdParams,
     body: emptyBody,
+    responds: { status: 202, body: WebhookDelivery, description: 'The new delivery (`pending`), queued.' },
+    errors: [entries.webhookDeliveryNotFound, entries.webhookDeliveryInProgress],
     handler: async ({ req, res, principal, params }) => {
       res.status(202).json(presentDelivery(await redeliver(deps, principal.org_id, params.delivery_id, actor(req))));
     },
@@ -85,6 +95,8 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   routes.get('/v1/webhooks/:webhook_id', {
     access: 'webhooks:read',
     params: webhookIdParams,
+    responds: { status: 200, body: Webhook },
+    errors: [entries.webhookNotFound],
     handler: async ({ res, principal, params }) => {
       res.json(presentWebhook(await getWebhook(deps, principal.org_id, params.webhook_id)));
     },
@@ -93,6 +105,8 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   routes.delete('/v1/webhooks/:webhook_id', {
     access: 'webhooks:write',
     params: webhookIdParams,
+    responds: { status: 204, description: 'Deleted, with its deliveries (pending retries included).' },
+    errors: [entries.webhookNotFound],
     handler: async ({ req, res, principal, params }) => {
       await deleteWebhook(deps, principal.org_id, params.webhook_id, actor(req));
       res.status(204).send();
@@ -102,6 +116,8 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   routes.get('/v1/webhooks', {
     access: 'webhooks:read',
     query: listWebhooksQuery,
+    responds: { status: 200, body: WebhookPage },
+    errors: [cursorProblem(LIST)],
     handler: async ({ res, principal, query }) => {
       const before = readIdCursor(s.cursors, LIST, principal.org_id, query.cursor);
       const { rows, more } = await listWebhooks(deps, principal.org_id, before, query.limit);
@@ -121,9 +137,11 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   routes.post('/v1/webhooks', {
     access: 'webhooks:write',
     body: createWebhookBody,
+    responds: { status: 201, body: WebhookWithSecret, headers: ['Location'] },
+    errors: [entries.webhookUrlInvalid, entries.webhookUrlRefused, entries.webhookUrlUnresolvable],
     handler: async ({ req, res, principal, body }) => {
       const { webhook, secret } = await createWebhook(deps, principal.org_id, body, actor(req));
-      res.status(201).location(`/v1/webhooks/${webhook.id}`).json(presentWebhook(webhook, secret));
+      res.status(201).location(`/v1/webhooks/${webhook.id}`).json(presentCreatedWebhook(webhook, secret));
     },
   });
 }

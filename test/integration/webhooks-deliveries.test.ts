@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../client/index.ts';
+import { verifyWebhookSignature } from '../../client/webhooks.ts';
 import { call, expectProblem } from '../support/harness.ts';
 import {
   app,

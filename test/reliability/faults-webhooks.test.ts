@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../client/index.ts';
+import { verifyWebhookSignature } from '../../client/webhooks.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../services/webhooks/pump.ts';
 import { buildOrg, call, isolatedDatabase, startTestApp, type TestApp } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';

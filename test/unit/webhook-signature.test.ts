@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import * as client from '../../client/index.ts';
+import * as client from '../../client/webhooks.ts';
 import {
   InvalidWebhookSignatureError,
   signWebhookPayload,
@@ -217,7 +217,7 @@ describe('verifyWebhookSignature', () => {
     expect(verifyWebhookSignature(BODY, signWebhookPayload(BODY, [NEW], t), NEW)).toEqual({ timestamp: t });
   });
 
-  it('is re-exported by the package entry point', () => {
+  it('is re-exported by the package entry point content-firewall/webhooks', () => {
     expect(client.verifyWebhookSignature).toBe(verifyWebhookSignature);
     expect(client.signWebhookPayload).toBe(signWebhookPayload);
     expect(client.WebhookSignatureError).toBe(WebhookSignatureError);

@@ -1,0 +1,65 @@
+/**
+ * When the client tries a request again: after a 429 or a 503 (the API did not do the work; it says
+ * when to come back in `Retry-After`), and after a network error when the request is safe to repeat
+ * (GET, DELETE, or one carrying an Idempotency-Key). Never after any other status.
+ */
+
+/** The retry policy of a client (`createClient({ retries })`). */
+export interface RetryOptions {
+  /** Retries after the first attempt; default 3 (so at most 4 attempts). 0 turns retrying off. */
+  maxRetries?: number;
+  /** First backoff ceiling in ms, doubled per retry (full jitter: a random wait up to it); default 500. */
+  baseDelayMs?: number;
+  /** Longest wait before a retry, in ms; default 30 000. A `Retry-After` longer than this is not waited for: the error is thrown. */
+  maxDelayMs?: number;
+}
+
+/** The policy with every default filled in. */
+export type RetryPolicy = Required<RetryOptions>;
+
+/** Statuses after which the request is tried again. */
+export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/** `options` completed with the defaults; `false` turns retrying off. */
+export function retryPolicy(options: RetryOptions | false | undefined): RetryPolicy {
+  const policy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000, ...(options || {}) };
+  if (options === false) policy.maxRetries = 0;
+  for (const [name, value] of Object.entries(policy)) {
+    if (!Number.isFinite(value) || value < 0) throw new TypeError(`retries.${name} must be a non-negative number`);
+  }
+  return policy;
+}
+
+/**
+ * `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when
+ * absent or unreadable.
+ */
+export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The wait before retry number `retry` (0-based) when the server named none: exponential, full jitter, capped. */
+export function backoffMs(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.floor(random() * ceiling);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

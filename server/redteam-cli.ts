@@ -5,15 +5,17 @@
  */
 import { parseArgs } from 'node:util';
 import { ATTACK_CLASSES, builtinCorpus, type AttackClass } from './redteam-corpus.ts';
-import { RedteamApiError, runRedteam, type ClassSummary } from './redteam-runner.ts';
+import { ApiProblem } from './api-cli-http.ts';
+import { runRedteam, type ClassSummary } from './redteam-runner.ts';
 
 export const REDTEAM_USAGE = `  redteam run --target URL --key KEY --authorized [--classes C1,C2] [--tier fast|accurate|auto]
               [--no-upload] [--training-consent] [--operator ID] [--concurrency N] [--json]
       Red-team self-test of a running deployment: records a red-team run, sends the built-in attack
-      corpus (${ATTACK_CLASSES.join(', ')}) through POST /v1/scans,
-      records each probe as a labeled event, adds a finding per class with misses, finalizes the run
-      and prints probes / caught / missed per class. --authorized attests written authorization to
-      test the target (required). KEY needs scans:write, redteam:write and labeled_events:write.`;
+      corpus through POST /v1/scans, records each probe as a labeled event, adds a finding per class
+      with misses, finalizes the run and prints probes / caught / missed per class. --authorized
+      attests written authorization to test the target (required). KEY needs scans:write,
+      redteam:write and labeled_events:write. --classes (default all):
+        ${ATTACK_CLASSES.join(', ')}`;
 
 const options = {
   target: { type: 'string' },
@@ -118,7 +120,7 @@ export async function redteamCommand(args: string[]): Promise<number> {
     return result.classes.some((c) => c.errors > 0) ? 1 : 0;
   } catch (err) {
     bar.end();
-    if (err instanceof RedteamApiError || err instanceof TypeError) {
+    if (err instanceof ApiProblem || err instanceof TypeError) {
       process.stderr.write(`error: ${err.message}\n`);
       return 1;
     }

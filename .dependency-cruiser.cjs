@@ -94,6 +94,21 @@ module.exports = {
       to: { path: ['^store/', '^node_modules/(pg|pg-pool)/'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'dashboard-imports-only-the-client',
+      comment:
+        'dashboard/ is the web console: it reaches the API through the client package (client/) only, never serving code.',
+      severity: 'error',
+      from: { path: '^dashboard/' },
+      to: { pathNot: ['^dashboard/', '^client/'], dependencyTypesNot: ['npm', 'npm-dev', 'core'] },
+    },
+    {
+      name: 'nothing-imports-the-dashboard',
+      comment: 'dashboard/ is built into static files the service serves (api/dashboard.ts): no code imports it.',
+      severity: 'error',
+      from: { pathNot: '^dashboard/' },
+      to: { path: '^dashboard/' },
+    },
+    {
       name: 'models-holds-artifacts-only',
       comment: 'models/ holds manifest, model files and cards: code lives in inference/ (serving) or training/.',
       severity: 'error',

@@ -27,6 +27,7 @@ import { labeledEventRoutes } from './routes/labeled-events/router.ts';
 import { analyticsRoutes } from './routes/analytics/router.ts';
 import { legacyAnalysisRoutes } from './routes/legacy-analyses/router.ts';
 import { openApiRoutes } from './openapi/router.ts';
+import { dashboardRouter } from './dashboard.ts';
 
 export interface BuiltApp {
   app: Express;
@@ -45,6 +46,8 @@ export function buildApp(services: AppServices): BuiltApp {
   // rate limiting: a flood from one address must not turn liveness into 429s, nor spend its budget.
   const probes = express.Router();
   app.use(probes);
+  // The dashboard's static files (api/dashboard.ts), outside the route table: a page, not an API operation.
+  app.use(dashboardRouter());
   app.use(identify(authenticator));
   app.use(rateLimit(rateLimiter, config));
   app.use(apiVersion());

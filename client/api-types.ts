@@ -1269,6 +1269,7 @@ export interface components {
        *     - `metrics.unauthenticated` (401): Metrics token required
        *     - `service.not_ready` (503): Service not ready
        *     - `service.database_unavailable` (503): Database unavailable
+       *     - `dashboard.not_built` (503): Dashboard not built
        *     - `internal.error` (500): Internal error
        */
       code: string;

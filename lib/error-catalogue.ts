@@ -161,6 +161,7 @@ export const entries = {
   // service
   notReady: { status: 503, code: 'service.not_ready', title: 'Service not ready' },
   databaseUnavailable: { status: 503, code: 'service.database_unavailable', title: 'Database unavailable' },
+  dashboardNotBuilt: { status: 503, code: 'dashboard.not_built', title: 'Dashboard not built' },
   internal: { status: 500, code: 'internal.error', title: 'Internal error' },
 } as const satisfies Record<string, Entry>;
 

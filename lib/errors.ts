@@ -290,5 +290,11 @@ export const Errors = {
       {},
       { 'Retry-After': String(retryAfter) },
     ),
+  /** `/dashboard` was asked for, but dist/dashboard/ holds no build (api/dashboard.ts). */
+  dashboardNotBuilt: () =>
+    make(
+      'dashboardNotBuilt',
+      'The dashboard is not built (dist/dashboard/index.html is missing): run `npm run build:dashboard` (npm ci runs it), then reload.',
+    ),
   internal: () => make('internal', 'An unexpected error occurred; contact support with the X-Request-Id.'),
 };

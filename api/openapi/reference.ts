@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Response } from 'express';
 import type { Routes } from '../route.ts';
+import { IMMUTABLE, REVALIDATE, sendStatic } from '../static-file.ts';
 
 /** Where swagger-ui-dist is installed, and its version (the assets' cache key). */
 const DIST = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -71,30 +71,20 @@ function assetReader(file: string): () => Buffer {
   return () => (body ??= readFileSync(path.join(DIST, file)));
 }
 
-/** Headers of every answer here: no sniffing a type other than the one sent. */
-function common(res: Response, type: string, cache: string): void {
-  res.type(type).set({ 'Cache-Control': cache, 'X-Content-Type-Options': 'nosniff' });
-}
-
 /** Declares `GET /docs` and its assets: public, documented as the HTML, JavaScript and CSS they are. */
 export function referenceRoutes(routes: Routes): void {
   routes.get('/docs', {
     access: 'public',
     responds: { status: 200, description: 'The API reference page.', other: { 'text/html': 'The page.' } },
-    handler: ({ res }) => {
-      common(res, 'text/html; charset=utf-8', 'no-cache');
-      res.set('Content-Security-Policy', PAGE_POLICY).send(PAGE);
-    },
+    handler: ({ res }) =>
+      sendStatic(res, { type: 'text/html; charset=utf-8', cache: REVALIDATE, body: PAGE, policy: PAGE_POLICY }),
   });
   for (const [route, { file, type }] of Object.entries(DOCS_ASSETS)) {
     const read = assetReader(file);
     routes.get(route, {
       access: 'public',
       responds: { status: 200, description: `Swagger UI's ${file}.`, other: { [type]: file } },
-      handler: ({ res }) => {
-        common(res, `${type}; charset=utf-8`, 'public, max-age=31536000, immutable');
-        res.send(read());
-      },
+      handler: ({ res }) => sendStatic(res, { type: `${type}; charset=utf-8`, cache: IMMUTABLE, body: read() }),
     });
   }
 }

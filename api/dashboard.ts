@@ -1,0 +1,91 @@
+/**
+ * The dashboard (dashboard/, built by `npm run build:dashboard` into dist/dashboard/): a single-page
+ * app served at `/dashboard`, on the API's origin so it calls the API without CORS. Not an API route:
+ * it is outside the route table and the OpenAPI document, needs no credential (the app asks for one
+ * and keeps it in memory), and is mounted before identification and rate limiting, like the probes.
+ *
+ * `/dashboard` and every `/dashboard/*` path that is not an asset answer index.html (the app routes
+ * in the browser), revalidated on every load; `/dashboard/assets/*` answers Vite's content-hashed
+ * files, cached for a year. Every answer carries the headers of api/static-file.ts and the page a
+ * Content-Security-Policy that lets nothing run or load but this origin's files.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { Errors } from '../lib/errors.ts';
+import { IMMUTABLE, REVALIDATE, sendStatic } from './static-file.ts';
+
+/** Where `npm run build:dashboard` writes the app (dashboard/vite.config.ts). */
+export const DASHBOARD_DIST = fileURLToPath(new URL('../dist/dashboard/', import.meta.url));
+
+/**
+ * The page's policy: scripts, styles, images and API calls from this origin only; no inline script
+ * or style, no plugin, no form posting elsewhere, no framing. `data:` images: the page's empty icon.
+ */
+export const DASHBOARD_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The media types of the files a Vite build writes under assets/, by extension. */
+const ASSET_TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
+
+/** A file name Vite writes under assets/ (`index-B1x_yZ.js`): no directory, no leading dot. */
+const ASSET_NAME = /^[\w-][\w.-]*$/;
+
+/** The file's bytes, or null when it does not exist. */
+async function readIfPresent(file: string): Promise<Buffer | null> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** `GET /dashboard/assets/:file`: a built asset, or 404 when there is no such file. */
+function asset(dir: string) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const name = String(req.params.file);
+    const type = ASSET_TYPES[path.extname(name)];
+    const body = type && ASSET_NAME.test(name) ? await readIfPresent(path.join(dir, 'assets', name)) : null;
+    if (!type || !body) return next(Errors.routeNotFound(req.method, req.path));
+    sendStatic(res, { type, cache: IMMUTABLE, body });
+  };
+}
+
+/** `GET /dashboard` and the app's own paths: index.html, or 503 `dashboard.not_built` when it is missing. */
+function page(dir: string) {
+  return async (_req: Request, res: Response, next: NextFunction) => {
+    const body = await readIfPresent(path.join(dir, 'index.html'));
+    if (!body) return next(Errors.dashboardNotBuilt());
+    sendStatic(res, { type: 'text/html; charset=utf-8', cache: REVALIDATE, body, policy: DASHBOARD_POLICY });
+  };
+}
+
+/**
+ * The dashboard's routes, serving the build in `dir` (default dist/dashboard/). The files are read on
+ * each request, so a build made while the service runs is served at once.
+ */
+export function dashboardRouter(dir: string = DASHBOARD_DIST): Router {
+  const router = express.Router();
+  router.get('/dashboard/assets/:file', asset(dir));
+  // Two routes rather than one of two paths: whatever reads `req.route.path` expects one string.
+  router.get('/dashboard', page(dir));
+  router.get('/dashboard/{*rest}', page(dir));
+  return router;
+}

@@ -1,0 +1,35 @@
+/**
+ * Sending a page or an asset of ours (the API reference at `/docs`, the dashboard at `/dashboard`):
+ * one place that sets the headers every such file carries, so the two cannot drift apart.
+ */
+import type { Response } from 'express';
+
+/** `Cache-Control` of an asset whose URL changes with its content: cached for a year, never revalidated. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** `Cache-Control` of a page: kept, but revalidated on every load (it names the current assets). */
+export const REVALIDATE = 'no-cache';
+
+/** A file to send: its media type, its `Cache-Control`, and for a page its Content-Security-Policy. */
+export interface StaticFile {
+  /** The media type, with `; charset=utf-8` for text. */
+  type: string;
+  cache: typeof IMMUTABLE | typeof REVALIDATE;
+  body: string | Buffer;
+  /** The page's Content-Security-Policy (pages only: an asset runs under the policy of its page). */
+  policy?: string;
+}
+
+/**
+ * Sends `file` with its type and cache lifetime, and the headers no file of ours goes without: no
+ * sniffing another type (`nosniff`), no `Referer` sent from our pages, and no framing by another site.
+ */
+export function sendStatic(res: Response, file: StaticFile): void {
+  res.type(file.type).set({
+    'Cache-Control': file.cache,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+  });
+  if (file.policy) res.set('Content-Security-Policy', file.policy);
+  res.send(file.body);
+}

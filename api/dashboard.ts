@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { Errors } from '../lib/errors.ts';
-import { IMMUTABLE, REVALIDATE, sendStatic } from './static-file.ts';
+import { IMMUTABLE, REVALIDATE, selfOnlyPolicy, sendStatic } from './static-file.ts';
 
 /** Where `npm run build:dashboard` writes the app (dashboard/vite.config.ts). */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../dist/dashboard/', import.meta.url));
@@ -23,17 +23,7 @@ export const DASHBOARD_DIST = fileURLToPath(new URL('../dist/dashboard/', import
  * The page's policy: scripts, styles, images and API calls from this origin only; no inline script
  * or style, no plugin, no form posting elsewhere, no framing. `data:` images: the page's empty icon.
  */
-export const DASHBOARD_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const DASHBOARD_POLICY = selfOnlyPolicy();
 
 /** The media types of the files a Vite build writes under assets/, by extension. */
 const ASSET_TYPES: Readonly<Record<string, string>> = {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Routes } from '../route.ts';
-import { IMMUTABLE, REVALIDATE, sendStatic } from '../static-file.ts';
+import { IMMUTABLE, REVALIDATE, selfOnlyPolicy, sendStatic } from '../static-file.ts';
 
 /** Where swagger-ui-dist is installed, and its version (the assets' cache key). */
 const DIST = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -37,17 +37,10 @@ const START =
  * Swagger UI sets inline styles on its elements (swagger-api/swagger-ui#10655), so styles also need
  * 'unsafe-inline' (styles cannot run code); its CSS draws icons as `data:` SVG images.
  */
-const PAGE_POLICY = [
-  "default-src 'none'",
-  `script-src 'self' 'sha256-${createHash('sha256').update(START).digest('base64')}'`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const PAGE_POLICY = selfOnlyPolicy({
+  script: [`'sha256-${createHash('sha256').update(START).digest('base64')}'`],
+  style: ["'unsafe-inline'"],
+});
 
 const PAGE = `<!doctype html>
 <html lang="en">

@@ -12,6 +12,7 @@ import { problemHandler } from '../../api/middleware/problem.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { call, expectProblem, startTestApp, type TestApp } from '../support/harness.ts';
 import { requireBuiltDashboard } from './chromium.ts';
+import { directive, references } from '../support/pages.ts';
 
 let app: TestApp;
 
@@ -20,17 +21,6 @@ beforeAll(async () => {
   app = await startTestApp();
 });
 afterAll(async () => app?.close());
-
-/** The CSP directive `name`'s sources. */
-const directive = (policy: string, name: string) =>
-  policy
-    .split(';')
-    .map((d) => d.trim().split(/\s+/))
-    .find(([n]) => n === name)
-    ?.slice(1);
-
-/** Every `src` and `href` of a page. */
-const references = (html: string) => [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
 
 describe('GET /dashboard', () => {
   it('answers the app without a credential, for its own paths too, with the headers of a page', async () => {

@@ -129,4 +129,23 @@ describe('operator commands', SLOW, () => {
       await app.close();
     }
   });
+
+  it("keys rotate: another organization's key is not found and stays as it was", async () => {
+    const app = await startTestApp();
+    try {
+      const mine = await buildOrg(app);
+      const theirs = await buildOrg(app);
+      const { key, secret } = await buildApiKey(app, theirs.orgId, { name: 'theirs', scopes: ['scans:read'] });
+      const env = { SECRET_KEY: TEST_MASTER_SECRET };
+      const r = await runCliWith({ env }, 'keys', 'rotate', '--org', mine.orgId, '--id', key.id, '--json');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`^error: No API key ${key.id}`));
+      const still = await call(app, 'GET', `/v1/api-keys/${key.id}`, { key: theirs.admin });
+      expect(still.body).toMatchObject({ revoked_at: null, rotated_from: null });
+      expect((await call(app, 'GET', '/v1/me', { key: secret })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
 });

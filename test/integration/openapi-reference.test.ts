@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestApp, type TestApp } from '../support/harness.ts';
+import { directive, references } from '../support/pages.ts';
 
 let app: TestApp;
 
@@ -13,17 +14,6 @@ beforeAll(async () => {
   app = await startTestApp();
 });
 afterAll(async () => app?.close());
-
-/** Every `src` and `href` of the page. */
-const references = (html: string) => [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
-
-/** The CSP directive `name`'s sources. */
-const directive = (policy: string, name: string) =>
-  policy
-    .split(';')
-    .map((d) => d.trim().split(/\s+/))
-    .find(([n]) => n === name)
-    ?.slice(1);
 
 describe('GET /docs', () => {
   it('answers the page without a credential, referring only to this origin', async () => {

@@ -72,9 +72,8 @@ export class Contract {
     }
     const validate = this.validator(`${name} ${status} ${media}`, content.schema as Json);
     if (!validate(parsed)) {
-      const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`);
       const code = (parsed as { code?: unknown } | null)?.code;
-      fail(`${typeof code === 'string' ? `${code}: ` : ''}${errors.join('; ')}`);
+      fail(`${typeof code === 'string' ? `${code}: ` : ''}${schemaErrors(validate)}`);
     }
   }
 
@@ -92,8 +91,7 @@ export class Contract {
       }
       const validate = this.validator(`${name} ${status} event ${event}`, declared.schema as Json);
       if (!validate(JSON.parse(data))) {
-        const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`);
-        fail(`event ${event}: ${errors.join('; ')}`);
+        fail(`event ${event}: ${schemaErrors(validate)}`);
       }
     }
   }
@@ -120,6 +118,14 @@ export class Contract {
     this.violations.length = 0;
     throw new Error(`responses broke the OpenAPI document:\n${distinct.join('\n')}`);
   }
+}
+
+/** The first few reasons a value failed `validate`, each at its place in the value. */
+function schemaErrors(validate: ValidateFunction): string {
+  return (validate.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message}`)
+    .join('; ');
 }
 
 /** Keeps what `res` writes, to read once it has finished (a test's event streams end). */

@@ -1,69 +1,83 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import type { ApiKey, ApiKeyWithSecret, Client, Principal } from './api.ts';
-import { NewApiKey, NewSecret } from './new-api-key.tsx';
+import { ConfirmButton } from './confirm-button.tsx';
+import { when } from './format.ts';
+import { NewApiKey } from './new-api-key.tsx';
+import { OneTimeSecret } from './one-time-secret.tsx';
 import { ProblemView } from './problem-view.tsx';
+import { usePaged } from './use-paged.ts';
 
-/** One page of keys and the cursor of the next (null: none). */
-interface Listing {
-  keys: ApiKey[];
-  next: string | null;
+/** A secret just minted: by a create, or by a rotation (which revoked `replaced`). */
+interface Minted {
+  key: ApiKeyWithSecret;
+  replaced?: ApiKey;
 }
-
-/** A date-time as this browser's locale shows it, or `fallback` when there is none. */
-const when = (iso: string | null, fallback: string) => (iso ? new Date(iso).toLocaleString() : fallback);
 
 /**
  * The API keys page: the organization's keys (`GET /v1/api-keys`, a page at a time), a form to create
- * one (its secret shown once), and revoking a key after a confirmation.
+ * one, rotating a key (a successor with the same name, scopes and expiry; the old one is revoked at
+ * once) and revoking one, each after a confirmation. A new secret is shown once.
  */
 export function ApiKeys({ client, principal }: { client: Client; principal: Principal }) {
-  const [listing, setListing] = useState<Listing | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [created, setCreated] = useState<ApiKeyWithSecret | null>(null);
+  const fetchPage = useCallback((cursor?: string) => client.apiKeys.list(cursor ? { cursor } : {}), [client]);
+  const keys = usePaged(fetchPage);
+  const [minted, setMinted] = useState<Minted | null>(null);
 
-  const load = useCallback(
-    async (cursor?: string) => {
-      setError(null);
-      try {
-        const page = await client.apiKeys.list(cursor ? { cursor } : {});
-        setListing((shown) => ({
-          keys: cursor && shown ? [...shown.keys, ...page.data] : page.data,
-          next: page.next_cursor,
-        }));
-      } catch (err) {
-        setError(err);
-      }
-    },
-    [client],
-  );
-  useEffect(() => void load(), [load]);
-
-  const onCreated = (key: ApiKeyWithSecret) => {
-    setCreated(key);
-    void load();
+  const onMinted = (m: Minted) => {
+    setMinted(m);
+    keys.reload();
   };
 
   return (
     <section aria-labelledby="api-keys-title">
       <h2 id="api-keys-title">API keys</h2>
-      {created && <NewSecret created={created} onDismiss={() => setCreated(null)} />}
-      {error !== null && <ProblemView error={error} />}
-      {listing === null && error === null && <p>Loading…</p>}
-      {listing && (
-        <KeyTable keys={listing.keys} self={principal.actor_id} client={client} onChanged={() => void load()} />
+      {minted && (
+        <OneTimeSecret
+          heading={
+            minted.replaced ? (
+              <>
+                <strong>{minted.key.name}</strong> rotated: the old key is revoked. This is its successor&apos;s secret.
+              </>
+            ) : (
+              <>
+                <strong>{minted.key.name}</strong> created.
+              </>
+            )
+          }
+          secret={minted.key.secret}
+          onDismiss={() => setMinted(null)}
+        />
       )}
-      {listing?.next && (
-        <button type="button" onClick={() => void load(listing.next!)}>
+      {keys.error !== null && <ProblemView error={keys.error} />}
+      {keys.items === null && keys.error === null && <p>Loading…</p>}
+      {keys.items && (
+        <KeyTable
+          keys={keys.items}
+          self={principal.actor_id}
+          client={client}
+          onMinted={onMinted}
+          onChanged={keys.reload}
+        />
+      )}
+      {keys.next && (
+        <button type="button" onClick={keys.loadMore} disabled={keys.loading}>
           Load more
         </button>
       )}
-      <NewApiKey client={client} onCreated={onCreated} />
+      <NewApiKey client={client} onCreated={(key) => onMinted({ key })} />
     </section>
   );
 }
 
 /** The keys, newest first as the API lists them; `self` marks the key signed in with. */
-function KeyTable(props: { keys: ApiKey[]; self: string | null; client: Client; onChanged: () => void }) {
+function KeyTable(props: {
+  keys: ApiKey[];
+  self: string | null;
+  client: Client;
+  onMinted: (m: Minted) => void;
+  onChanged: () => void;
+}) {
+  const { client } = props;
   if (props.keys.length === 0) return <p className="empty">This organization has no API keys yet.</p>;
   return (
     <table>
@@ -91,52 +105,35 @@ function KeyTable(props: { keys: ApiKey[]; self: string | null; client: Client; 
               </code>
             </td>
             <td>{key.scopes.join(' ')}</td>
-            <td>{when(key.created_at, '')}</td>
+            <td>{when(key.created_at)}</td>
             <td>{when(key.expires_at, 'never')}</td>
             <td>{when(key.last_used_at, 'never')}</td>
             <td>
               {key.revoked_at ? (
-                `revoked ${when(key.revoked_at, '')}`
+                `revoked ${when(key.revoked_at)}`
               ) : (
-                <Revoke apiKey={key} client={props.client} onRevoked={props.onChanged} />
+                <div className="row">
+                  <ConfirmButton
+                    label="Rotate"
+                    confirmLabel="Confirm rotate"
+                    question={`Rotate ${key.name}? The old key stops working at once.`}
+                    onConfirm={async () => props.onMinted({ key: await client.apiKeys.rotate(key.id), replaced: key })}
+                  />
+                  <ConfirmButton
+                    label="Revoke"
+                    confirmLabel="Confirm revoke"
+                    question={`Revoke ${key.name}? Requests with it fail at once.`}
+                    onConfirm={async () => {
+                      await client.apiKeys.revoke(key.id);
+                      props.onChanged();
+                    }}
+                  />
+                </div>
               )}
             </td>
           </tr>
         ))}
       </tbody>
     </table>
-  );
-}
-
-/** The revoke button, which asks for a confirmation before `POST /v1/api-keys/{id}:revoke`. */
-function Revoke({ apiKey, client, onRevoked }: { apiKey: ApiKey; client: Client; onRevoked: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function revoke() {
-    setError(null);
-    try {
-      await client.apiKeys.revoke(apiKey.id);
-      onRevoked();
-    } catch (err) {
-      setError(err);
-    }
-  }
-  if (!confirming)
-    return (
-      <button type="button" onClick={() => setConfirming(true)}>
-        Revoke
-      </button>
-    );
-  return (
-    <div className="confirm">
-      <span>Revoke {apiKey.name}? Requests with it fail at once.</span>
-      <button type="button" className="danger" onClick={() => void revoke()} autoFocus>
-        Confirm revoke
-      </button>
-      <button type="button" onClick={() => setConfirming(false)}>
-        Cancel
-      </button>
-      {error !== null && <ProblemView error={error} />}
-    </div>
   );
 }

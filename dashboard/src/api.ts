@@ -6,6 +6,8 @@
 import { createClient, type components, type operations } from '../../client/index.ts';
 
 export { ContentFirewallError } from '../../client/index.ts';
+/** The API's schemas and operations (generated from its OpenAPI document): each page derives its types here. */
+export type { components, operations } from '../../client/index.ts';
 
 /** A client of this deployment, holding the signed-in credential (in memory only). */
 export type Client = ReturnType<typeof createClient>;

@@ -1,8 +1,15 @@
-import { useEffect, useState, type MouseEvent, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { Session } from './api.ts';
+import { Analytics } from './analytics.tsx';
 import { ApiKeys } from './api-keys.tsx';
+import { Audit } from './audit.tsx';
+import { Members } from './members.tsx';
 import { Playground } from './playground.tsx';
+import { Link, RouterProvider, useRoute } from './router.tsx';
+import { Policies } from './policies.tsx';
+import { Scans } from './scans.tsx';
 import { SignIn } from './sign-in.tsx';
+import { Webhooks } from './webhooks.tsx';
 
 /** A page of the dashboard: its path under /dashboard/, its name in the navigation, what it shows. */
 interface Page {
@@ -11,47 +18,41 @@ interface Page {
   render: (session: Session) => ReactNode;
 }
 
-/** The pages, in navigation order; the first is the home page. */
+/**
+ * The pages, in navigation order; the first is the home page. A page reads the rest of the address
+ * (`scans/scan_123`: a scan's detail) with useRoute.
+ */
 const PAGES: readonly Page[] = [
   { path: 'playground', title: 'Playground', render: ({ client }) => <Playground client={client} /> },
-  {
-    path: 'api-keys',
-    title: 'API keys',
-    render: ({ client, principal }) => <ApiKeys client={client} principal={principal} />,
-  },
+  { path: 'scans', title: 'Scans', render: (session) => <Scans {...session} /> },
+  { path: 'policies', title: 'Policies', render: (session) => <Policies {...session} /> },
+  { path: 'webhooks', title: 'Webhooks', render: (session) => <Webhooks {...session} /> },
+  { path: 'api-keys', title: 'API keys', render: (session) => <ApiKeys {...session} /> },
+  { path: 'audit', title: 'Audit', render: (session) => <Audit {...session} /> },
+  { path: 'analytics', title: 'Analytics', render: (session) => <Analytics {...session} /> },
+  { path: 'members', title: 'Members', render: (session) => <Members {...session} /> },
 ];
 
-const BASE = '/dashboard/';
-
 /** The page the address names (the home page for `/dashboard` and for any path it does not know). */
-function pageAt(pathname: string): Page {
-  const rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length).replace(/\/+$/, '') : '';
-  return PAGES.find((p) => p.path === rest) ?? PAGES[0]!;
-}
-
-/** The current page, following the browser's back and forward buttons. */
-function useCurrentPage(): [Page, (page: Page) => void] {
-  const [page, setPage] = useState(() => pageAt(window.location.pathname));
-  useEffect(() => {
-    const onPop = () => setPage(pageAt(window.location.pathname));
-    window.addEventListener('popstate', onPop);
-    return () => window.removeEventListener('popstate', onPop);
-  }, []);
-  const go = (next: Page) => {
-    window.history.pushState(null, '', BASE + next.path);
-    setPage(next);
-  };
-  return [page, go];
-}
+const pageAt = (segments: string[]): Page => PAGES.find((p) => p.path === segments[0]) ?? PAGES[0]!;
 
 /**
- * The dashboard: the sign-in screen until a key is accepted, then the navigation and the current
- * page. The session (the client holding the key) lives in this component's state only: signing out,
- * or leaving the page, forgets it.
+ * The dashboard: the sign-in screen until a credential is accepted, then the navigation and the
+ * current page. The session (the client holding the credential) lives in this component's state only:
+ * signing out, or leaving the page, forgets it.
  */
 export function App() {
+  return (
+    <RouterProvider>
+      <Dashboard />
+    </RouterProvider>
+  );
+}
+
+function Dashboard() {
   const [session, setSession] = useState<Session | null>(null);
-  const [page, go] = useCurrentPage();
+  const { segments } = useRoute();
+  const page = pageAt(segments);
   useEffect(() => {
     document.title = session ? `${page.title} · Content Firewall` : 'Sign in · Content Firewall';
   }, [session, page]);
@@ -60,7 +61,7 @@ export function App() {
     <div className="shell">
       <header>
         <span className="brand">Content Firewall</span>
-        <Navigation current={page} go={go} />
+        <Navigation current={page} />
         <Identity session={session} onSignOut={() => setSession(null)} />
       </header>
       <main key={page.path}>{page.render(session)}</main>
@@ -68,24 +69,14 @@ export function App() {
   );
 }
 
-/** Links to every page; a plain click changes page without reloading (which would sign out). */
-function Navigation({ current, go }: { current: Page; go: (page: Page) => void }) {
-  const follow = (page: Page) => (event: MouseEvent) => {
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    event.preventDefault();
-    go(page);
-  };
+/** Links to every page. */
+function Navigation({ current }: { current: Page }) {
   return (
     <nav aria-label="Pages">
       {PAGES.map((page) => (
-        <a
-          key={page.path}
-          href={BASE + page.path}
-          aria-current={page === current ? 'page' : undefined}
-          onClick={follow(page)}
-        >
+        <Link key={page.path} to={page.path} aria-current={page === current ? 'page' : undefined}>
           {page.title}
-        </a>
+        </Link>
       ))}
     </nav>
   );

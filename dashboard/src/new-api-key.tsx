@@ -75,31 +75,3 @@ export function NewApiKey({ client, onCreated }: { client: Client; onCreated: (k
     </form>
   );
 }
-
-/** A new key's secret, shown this once, with a button that copies it. */
-export function NewSecret({ created, onDismiss }: { created: ApiKeyWithSecret; onDismiss: () => void }) {
-  const [copied, setCopied] = useState<boolean | null>(null);
-  const copy = () =>
-    navigator.clipboard.writeText(created.secret).then(
-      () => setCopied(true),
-      () => setCopied(false),
-    );
-  return (
-    <div className="secret" role="status">
-      <p>
-        <strong>{created.name}</strong> created. Copy its secret now: it is not shown again.
-      </p>
-      <code data-testid="new-secret">{created.secret}</code>
-      <div className="row">
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
-        <button type="button" onClick={onDismiss}>
-          Done
-        </button>
-        {copied === true && <span>Copied.</span>}
-        {copied === false && <span>Copying was refused: select the secret and copy it by hand.</span>}
-      </div>
-    </div>
-  );
-}

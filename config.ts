@@ -83,6 +83,10 @@ const schema = z.object({
   OIDC_CLOCK_TOLERANCE_SECONDS: int(0, 600).default(60),
   // Bound on each request to the issuer or its management API (discovery, keys, tokens, calls).
   OIDC_FETCH_TIMEOUT_MS: int(100, 60_000).default(5_000),
+  // The dashboard's SSO sign-in (docs/dashboard.md): its public client id at OIDC_ISSUER (authorization code
+  // with PKCE, in a popup) and the scope it asks for. Without the client id the dashboard takes API keys only.
+  DASHBOARD_OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  DASHBOARD_OIDC_SCOPE: z.preprocess(emptyAsUndefined, z.string().min(1).default('openid profile email')),
   // SaaS mode: the issuer's management API, where organizations and memberships live (docs/identity.md
   // gives the contract), and the client its calls authenticate as (client-credentials grant). Without
   // it the built-in local provider keeps organizations and members in our database only.
@@ -184,6 +188,8 @@ function identityConfigIssues(raw: RawConfig): string[] {
   const issues: string[] = [];
   if (raw.OIDC_ISSUER && !raw.OIDC_AUDIENCE) issues.push('OIDC_AUDIENCE: required with OIDC_ISSUER');
   if (raw.OIDC_AUDIENCE && !raw.OIDC_ISSUER) issues.push('OIDC_ISSUER: required with OIDC_AUDIENCE');
+  if (raw.DASHBOARD_OIDC_CLIENT_ID && !raw.OIDC_ISSUER)
+    issues.push('OIDC_ISSUER: required with DASHBOARD_OIDC_CLIENT_ID');
   const idp = [raw.IDP_MANAGEMENT_URL, raw.IDP_CLIENT_ID, raw.IDP_CLIENT_SECRET];
   if (idp.some(Boolean) && !idp.every(Boolean)) {
     issues.push('IDP_MANAGEMENT_URL, IDP_CLIENT_ID, IDP_CLIENT_SECRET: set all three or none');

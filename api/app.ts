@@ -47,7 +47,7 @@ export function buildApp(services: AppServices): BuiltApp {
   const probes = express.Router();
   app.use(probes);
   // The dashboard's static files (api/dashboard.ts), outside the route table: a page, not an API operation.
-  app.use(dashboardRouter());
+  app.use(dashboardRouter(config));
   app.use(identify(authenticator));
   app.use(rateLimit(rateLimiter, config));
   app.use(apiVersion());

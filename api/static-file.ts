@@ -8,12 +8,14 @@ import type { Response } from 'express';
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** `Cache-Control` of a page: kept, but revalidated on every load (it names the current assets). */
 export const REVALIDATE = 'no-cache';
+/** `Cache-Control` of an answer that depends on the configuration of the moment: never kept. */
+export const NO_STORE = 'no-store';
 
 /** A file to send: its media type, its `Cache-Control`, and for a page its Content-Security-Policy. */
 export interface StaticFile {
   /** The media type, with `; charset=utf-8` for text. */
   type: string;
-  cache: typeof IMMUTABLE | typeof REVALIDATE;
+  cache: typeof IMMUTABLE | typeof REVALIDATE | typeof NO_STORE;
   body: string | Buffer;
   /** The page's Content-Security-Policy (pages only: an asset runs under the policy of its page). */
   policy?: string;
@@ -21,16 +23,18 @@ export interface StaticFile {
 
 /**
  * A page's Content-Security-Policy: everything from this origin only — no plugin, no `<base>`, no
- * form posting, no framing, `data:` images (icons drawn in CSS) — plus the extra script and style
- * sources a page strictly needs (an inline script's hash, inline styles).
+ * form posting, no framing, `data:` images (icons drawn in CSS) — plus the extra script, style and
+ * connect sources a page strictly needs (an inline script's hash, inline styles, an SSO issuer).
  */
-export function selfOnlyPolicy(extra: { script?: readonly string[]; style?: readonly string[] } = {}): string {
+export function selfOnlyPolicy(
+  extra: { script?: readonly string[]; style?: readonly string[]; connect?: readonly string[] } = {},
+): string {
   return [
     "default-src 'none'",
     ["script-src 'self'", ...(extra.script ?? [])].join(' '),
     ["style-src 'self'", ...(extra.style ?? [])].join(' '),
     "img-src 'self' data:",
-    "connect-src 'self'",
+    ["connect-src 'self'", ...(extra.connect ?? [])].join(' '),
     "font-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",

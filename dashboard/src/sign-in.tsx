@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { signIn, type Session } from './api.ts';
 import { ProblemView } from './problem-view.tsx';
+import { SsoSignIn } from './sso-sign-in.tsx';
 
 /**
- * The sign-in screen: paste an API key. The key goes no further than this component's state and the
- * client made from it (never storage, a cookie or the URL); `GET /v1/me` checks it before the
- * dashboard opens.
+ * The sign-in screen: "Sign in with SSO" where the deployment offers it (sso-sign-in.tsx), and
+ * pasting an API key. The key goes no further than this component's state and the client made from
+ * it (never storage, a cookie or the URL); `GET /v1/me` checks it before the dashboard opens.
  */
 export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [key, setKey] = useState('');
@@ -30,6 +31,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
   return (
     <main className="sign-in">
       <h1>Content Firewall</h1>
+      <SsoSignIn onSignedIn={onSignedIn} />
       <form onSubmit={submit}>
         <label htmlFor="api-key">API key</label>
         <input

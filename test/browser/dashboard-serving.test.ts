@@ -78,7 +78,7 @@ describe('GET /dashboard', () => {
 describe('without a build', () => {
   it('answers 503 dashboard.not_built, saying how to build it', async () => {
     const bare = express();
-    bare.use(dashboardRouter('/nonexistent/dashboard/'));
+    bare.use(dashboardRouter(app.config, '/nonexistent/dashboard/'));
     bare.use(problemHandler(createMetrics(false), 1024));
     const server = http.createServer(bare);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

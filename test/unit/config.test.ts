@@ -98,4 +98,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...saas, ...issuer, ...idp }).IDP_CLIENT_ID).toBe('c');
     expect(loadConfig({}).INVITE_TTL_HOURS).toBe(168);
   });
+
+  it("takes the dashboard's SSO client only with an issuer, and asks for openid profile email by default", () => {
+    const issuer = { OIDC_ISSUER: 'https://idp.example.com', OIDC_AUDIENCE: 'https://firewall.example.com' };
+    expect(() => loadConfig({ DASHBOARD_OIDC_CLIENT_ID: 'dashboard' })).toThrow(
+      /OIDC_ISSUER: required with DASHBOARD_OIDC_CLIENT_ID/,
+    );
+    const config = loadConfig({ ...issuer, DASHBOARD_OIDC_CLIENT_ID: 'dashboard' });
+    expect(config.DASHBOARD_OIDC_CLIENT_ID).toBe('dashboard');
+    expect(config.DASHBOARD_OIDC_SCOPE).toBe('openid profile email');
+    expect(loadConfig({ DASHBOARD_OIDC_SCOPE: '' }).DASHBOARD_OIDC_SCOPE).toBe('openid profile email');
+    expect(loadConfig({ DASHBOARD_OIDC_SCOPE: 'openid email' }).DASHBOARD_OIDC_SCOPE).toBe('openid email');
+    expect(loadConfig({ DASHBOARD_OIDC_CLIENT_ID: '' }).DASHBOARD_OIDC_CLIENT_ID).toBeUndefined();
+  });
 });

@@ -48,6 +48,12 @@ export const SURFACES = every<Surface>()([
   'mcp_tool_description',
 ]);
 
+/** What a decision did with the content. */
+export type Action = Scan['decision']['action'];
+
+/** Every action, the most severe first. */
+export const ACTIONS = every<Action>()(['blocked', 'flagged', 'warned', 'allowed']);
+
 /** Every tier: `auto` picks per detector, `fast` never waits for a model, `accurate` runs the models. */
 export const TIERS = every<Tier>()(['auto', 'fast', 'accurate']);
 
@@ -85,5 +91,16 @@ export interface Session {
  */
 export async function signIn(apiKey: string): Promise<Session> {
   const client = createClient({ baseUrl: window.location.origin, apiKey, retries: false });
+  return { client, principal: await client.me.get() };
+}
+
+/**
+ * Signs in with an SSO access token (the dashboard's sign-in with the identity provider, sso.ts):
+ * the same check as signIn, the token sent as the bearer. It expires with no renewal: the API then
+ * answers 401, and the person signs in again.
+ * @throws ContentFirewallError when the API refuses the token.
+ */
+export async function signInWithToken(token: string): Promise<Session> {
+  const client = createClient({ baseUrl: window.location.origin, token, retries: false });
   return { client, principal: await client.me.get() };
 }

@@ -10,3 +10,16 @@ export const millis = (ms: number | null | undefined, fallback = ''): string =>
 
 /** A share (0..1) as a percentage with one decimal (`12.5%`). */
 export const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
+
+/**
+ * An instant as a `datetime-local` field holds it: this browser's wall clock, to the minute ('' for
+ * none).
+ */
+export function localInput(at: string | Date | undefined): string {
+  if (at === undefined) return '';
+  const date = new Date(at);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+/** A `datetime-local` field's value (this browser's time zone) as an RFC 3339 instant (none when blank). */
+export const instant = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);

@@ -1,7 +1,9 @@
 import { useId, useState, type FormEvent } from 'react';
 import { SURFACES, TIERS, type Client, type Scan, type Surface, type Tier } from './api.ts';
+import { millis } from './format.ts';
 import { HighlightedText } from './highlighted-text.tsx';
 import { ProblemView } from './problem-view.tsx';
+import { Link } from './router.tsx';
 
 /** A scan's result with the text it was run on and how long the browser waited for it. */
 interface Result {
@@ -122,10 +124,13 @@ function ScanResult({ result: { text, scan, latencyMs } }: { result: Result }) {
           </>
         )}
         <dt>Latency</dt>
-        <dd data-testid="latency">{Math.round(latencyMs)} ms (measured in this browser)</dd>
+        <dd data-testid="latency">{millis(latencyMs)} (measured in this browser)</dd>
         <dt>Scan</dt>
         <dd>
-          <code>{scan.id}</code>
+          <Link to={`scans/${encodeURIComponent(scan.id)}`}>
+            <code>{scan.id}</code>
+          </Link>{' '}
+          (stored with the organization&apos;s scans)
         </dd>
       </dl>
       <h3>Text</h3>

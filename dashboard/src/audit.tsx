@@ -2,6 +2,7 @@ import { Fragment, useCallback, useState, type ReactNode } from 'react';
 import type { Session, components } from './api.ts';
 import { AuditDownload } from './audit-download.tsx';
 import { AuditFilters, RESOURCE_TYPES, type AuditQuery } from './audit-filters.tsx';
+import { Facts } from './facts.tsx';
 import { when } from './format.ts';
 import { ProblemView } from './problem-view.tsx';
 import { Link } from './router.tsx';
@@ -155,16 +156,5 @@ function EventDetails({ event: e }: { event: AuditEvent }) {
     ['Resource', e.resource_type && `${RESOURCE_TYPES[e.resource_type]} ${e.resource_id ?? ''}`],
     ['Change', e.change_summary],
   ];
-  return (
-    <dl className="facts">
-      {facts
-        .filter(([, value]) => value !== null && value !== undefined && value !== '')
-        .map(([label, value]) => (
-          <Fragment key={label}>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </Fragment>
-        ))}
-    </dl>
-  );
+  return <Facts facts={facts} />;
 }

@@ -1,5 +1,6 @@
-import { Fragment, useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState } from 'react';
 import type { Client, Scan } from './api.ts';
+import { Facts } from './facts.tsx';
 import { when } from './format.ts';
 import { HighlightedText } from './highlighted-text.tsx';
 import { ProblemView } from './problem-view.tsx';
@@ -43,22 +44,6 @@ export function ScanDetail({ client, id }: { client: Client; id: string }) {
       {scan === null && error === null && <p>Loading…</p>}
       {scan && <ScanView scan={scan} />}
     </section>
-  );
-}
-
-/** Label/value pairs as a definition list, leaving out the values that are empty. */
-function Facts({ facts }: { facts: [string, ReactNode][] }) {
-  return (
-    <dl className="facts">
-      {facts
-        .filter(([, value]) => value !== null && value !== undefined && value !== '')
-        .map(([label, value]) => (
-          <Fragment key={label}>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </Fragment>
-        ))}
-    </dl>
   );
 }
 

@@ -1,19 +1,37 @@
 /**
  * The HTTP benchmark: the service under autocannon next to a bare Express JSON echo in the same run.
  *
- *   npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]]
- *                    [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S]
- *                    [--cluster N] [--repeat N] [--embedded] [--profile DIR] [--json]
+ *   npm run bench -- [--scenario standard|mix|document|scaling|all] [--tier fast|accurate|auto[,…]]
+ *                    [--connections N[,N…]] [--duration S] [--warmup S] [--body-chars N] [--surface S]
+ *                    [--cluster N] [--repeat N] [--repeat-texts] [--embedded] [--profile DIR] [--json]
  *
  * Scenarios (explicit flags apply to every scenario of the run; otherwise each has its defaults):
  * - standard: `POST /v1/scans`, 60% benign / 20% injection / 20% PII bodies of 1,000 characters,
  *   surface user_message, tier fast, 50 connections; `--cluster N` runs the service with N processes.
+ *   Target: ≥ 0.35 of the echo with p99 ≤ 60 ms.
+ * - mix: the realistic mix (mix-fixtures.ts: mostly benign chat, some assistant output, tool results
+ *   and documents, the same system prompts and MCP tool descriptions again and again, a few attacks
+ *   and PII), tier auto, 50 connections; `--body-chars` and `--surface` do not apply. Target: ≥ 0.25
+ *   of the echo. Its service counters say which share of scans reached the sentence encoder.
  * - document: 30,000-character documents (benign paragraphs, the occasional injection or PII
- *   sentence), surface document, tier accurate, 1 connection; target p95 ≤ 100 ms. The target is a
+ *   sentence), surface document, tier auto, at 1 and at 8 connections (each service run beside an
+ *   echo at the same count); target p95 ≤ 150 ms at 1 connection, 8 reported. The target is a
  *   latency: with c documents in flight each waits for the others' share of the cores (p95 grows
- *   about c-fold), so `--connections c` measures a loaded service rather than a document's latency.
+ *   about c-fold), so more connections measure a loaded service rather than a document's latency.
  * - scaling: the standard load against `--cluster n` for n = 1..N (N = --cluster, default the CPU
  *   count); efficiency = throughput(n) / (n × throughput(1)), target ≥ 0.8.
+ * `--connections 1,8` runs each scenario at each count.
+ *
+ * Every request's text is its own: a 6-digit marker from one counter is spliced into slots woven
+ * through each text (body-source.ts; the echo gets the same bodies), so neither the encoder's window
+ * LRU nor the result cache turns a run into cache hits; the mix's system prompts and tool descriptions
+ * are its only deliberate repeats. `--repeat-texts` sends the same few bodies again and again instead
+ * (the old behaviour), to measure cache hits; targets are checked only on unique texts.
+ *
+ * Around each measured service run the service's GET /metrics is scraped and the deltas reported:
+ * `cf_detector_cascade_total` (per detector, the share of auto-tier scans that went on to the
+ * encoder) and, when the service has one, `cf_scan_cache_total` (result cache lookups). With
+ * `--cluster` each process keeps its own counters, so those runs carry none.
  *
  * `--repeat N` runs the scenarios N times in rounds (echo and service interleaved, each round with its
  * own echo), so slow drift on a shared machine hits both sides alike; ratios and targets are then
@@ -28,9 +46,11 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { SURFACES } from '../engine/detector.ts';
 import { cpuPerRequest, formatCpu, sampleCpu } from './cpu.ts';
-import { bodies, documentBodies } from './fixtures.ts';
+import { bodySource, type BodyTemplate } from './body-source.ts';
+import { documentTemplates, standardTemplates } from './fixtures.ts';
 import { formatSummary, measure, type Measurement } from './measure.ts';
-import { medianRatios, medianScaling, round3, targetsOf, type Check } from './rounds.ts';
+import { mixTemplates } from './mix-fixtures.ts';
+import { medianRatios, medianScaling, round3, targetChecks, targetsOf, type Check } from './rounds.ts';
 import { parseCli } from './cli.ts';
 import { machineInfo, ROOT, start, stop } from './processes.ts';
 import {
@@ -42,10 +62,11 @@ import {
   type ScalingRow,
   type TargetCheck,
 } from './report-html.ts';
-import { bootstrapKey, openDatabase, startService, type Database, type Service } from './service.ts';
+import { bootstrapKey, METRICS_TOKEN, openDatabase, startService, type Database, type Service } from './service.ts';
+import { formatServiceMetrics, parseCounters, serviceMetrics, type Counters } from './service-metrics.ts';
 
 const USAGE =
-  'usage: npm run bench -- [--scenario standard|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--repeat N] [--embedded] [--profile DIR] [--json]';
+  'usage: npm run bench -- [--scenario standard|mix|document|scaling|all] [--tier fast|accurate|auto[,…]] [--connections N[,N…]] [--duration S] [--warmup S] [--body-chars N] [--surface S] [--cluster N] [--repeat N] [--repeat-texts] [--embedded] [--profile DIR] [--json]';
 
 const {
   values: args,
@@ -61,13 +82,15 @@ const {
   surface: { type: 'string' },
   cluster: { type: 'string' },
   repeat: { type: 'string', default: '1' },
+  // The same few bodies again and again (no per-request marker): to measure cache hits.
+  'repeat-texts': { type: 'boolean', default: false },
   embedded: { type: 'boolean', default: false },
   // The service writes V8 CPU profiles (.cpuprofile, one per process and thread) here when it stops.
   profile: { type: 'string' },
   json: { type: 'boolean', default: false },
 });
 
-const SCENARIOS: Scenario[] = ['standard', 'document', 'scaling'];
+const SCENARIOS: Scenario[] = ['standard', 'mix', 'document', 'scaling'];
 const scenarios: Scenario[] =
   args.scenario === 'all'
     ? SCENARIOS
@@ -81,7 +104,8 @@ if (args.surface !== undefined && !(SURFACES as readonly string[]).includes(args
 const duration = positiveInt('duration', args.duration)!;
 const warmup = Number(args.warmup);
 if (!Number.isInteger(warmup) || warmup < 0) fail('--warmup takes a number of seconds ≥ 0');
-const connectionsArg = positiveInt('connections', args.connections);
+const connectionsArg = args.connections?.split(',').map((c) => positiveInt('connections', c.trim()));
+const unique = !args['repeat-texts'];
 const charsArg = positiveInt('body-chars', args['body-chars']);
 const clusterArg = positiveInt('cluster', args.cluster);
 const repeat = positiveInt('repeat', args.repeat)!;
@@ -90,22 +114,30 @@ const say = (s: string) => progress && process.stderr.write(`${s}\n`);
 
 /** One scenario's load: the flags where given, else the scenario's defaults. */
 interface Load {
-  connections: number;
+  connections: number[];
   chars: number;
   surface: string;
   tiers: string[];
-  bodies: (tier: string) => string[];
+  templates: (tier: string) => BodyTemplate[];
 }
 function loadFor(scenario: Scenario): Load {
+  if (scenario === 'mix')
+    return {
+      connections: connectionsArg ?? [50],
+      chars: 0, // varies per request (mix-fixtures.ts)
+      surface: 'mix',
+      tiers: tiers ?? ['auto'],
+      templates: (tier) => mixTemplates(tier),
+    };
   const document = scenario === 'document';
   const chars = charsArg ?? (document ? 30_000 : 1_000);
   const surface = args.surface ?? (document ? 'document' : 'user_message');
   return {
-    connections: connectionsArg ?? (document ? 1 : 50),
+    connections: connectionsArg ?? (document ? [1, 8] : [50]),
     chars,
     surface,
-    tiers: tiers ?? [document ? 'accurate' : 'fast'],
-    bodies: (tier) => (document ? documentBodies(chars, surface, tier) : bodies(chars, surface, tier)),
+    tiers: tiers ?? [document ? 'auto' : 'fast'],
+    templates: (tier) => (document ? documentTemplates(chars, surface, tier) : standardTemplates(chars, surface, tier)),
   };
 }
 
@@ -140,50 +172,55 @@ async function serviceWith(cluster: number | null): Promise<Service> {
   return started;
 }
 
-/** `pid`: the target's process (the echo, or the service; its cluster workers are found under it) for CPU accounting. */
-async function record(
-  scenario: Scenario,
-  target: 'echo' | 'scans',
-  pid: number,
-  url: string,
-  requests: string[],
-  load: Load,
-  tier: string | null,
-  cluster: number | null,
-  headers: Record<string, string>,
-): Promise<RunRecord> {
-  const label = `${scenario} ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${roundTag()}`;
-  if (warmup > 0)
-    await measure(url, requests, {
-      connections: load.connections,
-      seconds: warmup,
-      headers,
-      label: `warm-up ${label}`,
-      progress,
-    });
-  const before = sampleCpu(pid);
-  const m: Measurement = await measure(url, requests, {
-    connections: load.connections,
-    seconds: duration,
-    headers,
-    label,
-    progress,
-  });
-  const cpu = cpuPerRequest(before, sampleCpu(pid), m.summary.requests);
+/** The service's scraped counters (null when it cannot be read: a cluster, metrics off). */
+async function scrape(svc: Service): Promise<Counters | null> {
+  if (svc.cluster !== null) return null; // each process counts its own: one scrape would see one of them
+  const r = await fetch(`http://127.0.0.1:${svc.port}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  }).catch(() => null);
+  return r?.ok ? parseCounters(await r.text()) : null;
+}
+
+/** What one measured run is: its target process (CPU accounting), URL, bodies and the service when scanning. */
+interface Target {
+  kind: 'echo' | 'scans';
+  pid: number;
+  url: string;
+  templates: BodyTemplate[];
+  tier: string | null;
+  svc: Service | null;
+  headers: Record<string, string>;
+}
+
+async function record(scenario: Scenario, t: Target, load: Load, connections: number): Promise<RunRecord> {
+  const cluster = t.svc?.cluster ?? null;
+  const id = `${scenario}: ${t.kind}${t.tier ? ` tier=${t.tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${load.connections.length > 1 ? ` c=${connections}` : ''}${roundTag()}`;
+  const label = id.replace(': ', ' ');
+  const bodies = bodySource(t.templates, unique);
+  const options = { connections, headers: t.headers, progress };
+  if (warmup > 0) await measure(t.url, bodies, { ...options, seconds: warmup, label: `warm-up ${label}` });
+  const counters = t.svc ? await scrape(t.svc) : null;
+  const before = sampleCpu(t.pid);
+  const m: Measurement = await measure(t.url, bodies, { ...options, seconds: duration, label });
+  const cpu = cpuPerRequest(before, sampleCpu(t.pid), m.summary.requests);
+  const after = counters && t.svc ? await scrape(t.svc) : null;
+  const metrics = counters && after ? serviceMetrics(counters, after) : null;
   if (cpu) say(`  ${formatCpu(cpu)}`);
+  if (metrics) say(`  ${formatServiceMetrics(metrics)}`);
   const run: RunRecord = {
-    id: `${scenario}: ${target}${tier ? ` tier=${tier}` : ''}${cluster ? ` cluster=${cluster}` : ''}${roundTag()}`,
+    id,
     round: state.round,
     scenario,
-    target,
-    tier,
+    target: t.kind,
+    tier: t.tier,
     cluster,
-    connections: load.connections,
+    connections,
     body_chars: load.chars,
     surface: load.surface,
     duration_s: duration,
     ...m,
     cpu,
+    service_metrics: metrics,
   };
   runs.push(run);
   return run;
@@ -191,37 +228,36 @@ async function record(
 
 // The echo baseline once per distinct load (bodies, connections): its ratio partner in every scenario.
 const echoRuns = new Map<string, RunRecord>();
-async function echoFor(scenario: Scenario, load: Load): Promise<RunRecord> {
-  const key = `${state.round}|${scenario === 'document' ? 'document' : 'standard'}|${load.chars}|${load.surface}|${load.connections}`;
+async function echoFor(scenario: Scenario, load: Load, connections: number): Promise<RunRecord> {
+  const bodies = scenario === 'scaling' ? 'standard' : scenario;
+  const key = `${state.round}|${bodies}|${load.chars}|${load.surface}|${connections}`;
   const done = echoRuns.get(key);
   if (done) return done;
-  const run = await record(
-    scenario,
-    'echo',
-    echo!.child.pid!,
-    `http://127.0.0.1:${echo!.port}/echo`,
-    load.bodies(load.tiers[0]!),
-    load,
-    null,
-    null,
-    {},
-  );
+  const target: Target = {
+    kind: 'echo',
+    pid: echo!.child.pid!,
+    url: `http://127.0.0.1:${echo!.port}/echo`,
+    templates: load.templates(load.tiers[0]!),
+    tier: null,
+    svc: null,
+    headers: {},
+  };
+  const run = await record(scenario, target, load, connections);
   echoRuns.set(key, run);
   return run;
 }
 
-async function scans(scenario: Scenario, load: Load, tier: string, svc: Service): Promise<RunRecord> {
-  return record(
-    scenario,
-    'scans',
-    svc.child.pid!,
-    `http://127.0.0.1:${svc.port}/v1/scans`,
-    load.bodies(tier),
-    load,
+async function scans(scenario: Scenario, load: Load, tier: string, svc: Service, connections: number) {
+  const target: Target = {
+    kind: 'scans',
+    pid: svc.child.pid!,
+    url: `http://127.0.0.1:${svc.port}/v1/scans`,
+    templates: load.templates(tier),
     tier,
-    svc.cluster,
-    { authorization: `Bearer ${secret}` },
-  );
+    svc,
+    headers: { authorization: `Bearer ${secret}` },
+  };
+  return record(scenario, target, load, connections);
 }
 
 /** One round's target checks; `collect` turns them into the report's targets (with medians over rounds). */
@@ -244,44 +280,30 @@ function ratio(run: RunRecord, base: RunRecord): number {
   return value;
 }
 
-async function standard(): Promise<void> {
-  const load = loadFor('standard');
+/** standard, mix and document: each connection count's echo, then the service on each tier, checked against the targets. */
+async function scenario(name: Scenario): Promise<void> {
+  const load = loadFor(name);
   const svc = await serviceWith(clusterArg ?? null);
-  const base = await echoFor('standard', load);
-  for (const tier of load.tiers) {
-    const run = await scans('standard', load, tier, svc);
-    const value = ratio(run, base);
-    if (tier === 'fast' && load.chars === 1_000 && run.cluster === null) {
-      check('standard, tier fast: throughput vs echo', '≥ 0.70', value, '', value >= 0.7);
-      check('standard, tier fast: p99', '≤ 25 ms', run.summary.p99_ms, ' ms', run.summary.p99_ms <= 25);
+  for (const connections of load.connections) {
+    const base = await echoFor(name, load, connections);
+    for (const tier of load.tiers) {
+      const run = await scans(name, load, tier, svc, connections);
+      const value = ratio(run, base);
+      if (!unique) continue; // repeated texts flatter the service: no target is checked on them
+      for (const c of targetChecks({ ...run, ratio: value, p95_ms: run.summary.p95_ms, p99_ms: run.summary.p99_ms }))
+        checks.push(c);
     }
-  }
-}
-
-async function document(): Promise<void> {
-  const load = loadFor('document');
-  const svc = await serviceWith(clusterArg ?? null);
-  const base = await echoFor('document', load);
-  for (const tier of load.tiers) {
-    const run = await scans('document', load, tier, svc);
-    ratio(run, base);
-    check(
-      `document (${load.chars} chars), tier ${tier}: p95`,
-      '≤ 100 ms',
-      run.summary.p95_ms,
-      ' ms',
-      run.summary.p95_ms <= 100,
-    );
   }
 }
 
 async function scale(): Promise<void> {
   const load = loadFor('scaling');
+  const connections = load.connections[0]!;
   const top = clusterArg ?? cpus().length;
   const tier = load.tiers[0]!;
   const measured: RunRecord[] = [];
-  for (let n = 1; n <= top; n++) measured.push(await scans('scaling', load, tier, await serviceWith(n)));
-  const base = await echoFor('scaling', load);
+  for (let n = 1; n <= top; n++) measured.push(await scans('scaling', load, tier, await serviceWith(n), connections));
+  const base = await echoFor('scaling', load, connections);
   const one = measured[0]!.summary.req_per_s;
   const rows = measured.map((run, i) => ({
     processes: i + 1,
@@ -307,7 +329,7 @@ try {
   echo = await start(['benchmarks/echo-server.ts'], { PORT: '0' }, /listening (\d+)/);
   say(`database: ${db.kind}${args.embedded ? ' (the first start initialises a cluster: ~20 s)' : ''}`);
   for (state.round = 1; state.round <= repeat; state.round++) {
-    for (const s of scenarios) await { standard, document, scaling: scale }[s]();
+    for (const s of scenarios) await (s === 'scaling' ? scale() : scenario(s));
   }
   collect();
 } catch (err) {
@@ -328,6 +350,7 @@ const report: BenchReport = {
   settings: {
     scenarios,
     repeat,
+    bodies: unique ? 'unique' : 'repeated',
     duration_s: duration,
     warmup_s: warmup,
     database: db!.kind,
@@ -351,7 +374,7 @@ else {
   const out: string[] = ['', 'runs'];
   for (const r of runs)
     out.push(
-      `  ${r.id.padEnd(40)} ${formatSummary(r.summary)}${r.cpu ? `\n  ${''.padEnd(40)} ${formatCpu(r.cpu)}` : ''}`,
+      `  ${r.id.padEnd(40)} ${formatSummary(r.summary)}${r.cpu ? `\n  ${''.padEnd(40)} ${formatCpu(r.cpu)}` : ''}${r.service_metrics ? `\n  ${''.padEnd(40)} ${formatServiceMetrics(r.service_metrics)}` : ''}`,
     );
   out.push('ratios (req/s; the headline)');
   for (const r of ratios) out.push(`  ${r.name.padEnd(62)} ${r.value}`);

@@ -1,7 +1,12 @@
 /**
  * Realistic scan bodies for benchmarks: benign prose, injections and PII, cut or repeated to an exact
  * length. Written here (no dataset rows) so benchmark numbers never depend on the training data.
+ * `standardTemplates` and `documentTemplates` are the same texts with marker slots, so that `npm run
+ * bench` sends every request a text of its own (body-source.ts); `bodies` are the fixed bodies the
+ * other benchmarks (soak, webhooks) send.
  */
+import { scanTemplate, slotted, weave, type BodyTemplate } from './body-source.ts';
+
 const BENIGN = [
   'Could you summarise the quarterly report and list the three biggest risks the finance team raised? ',
   'The deployment failed because the container could not reach the database; check the network policy. ',
@@ -21,16 +26,17 @@ const PII = [
 
 export type Mix = 'benign' | 'injection' | 'pii' | 'mixed';
 
+/** The sentences a text of `mix` is built from. */
+function poolOf(mix: Mix): string[] {
+  if (mix === 'benign') return BENIGN;
+  if (mix === 'injection') return [...BENIGN, ...INJECTION];
+  if (mix === 'pii') return [...BENIGN, ...PII];
+  return [...BENIGN, ...INJECTION, ...PII];
+}
+
 /** A text of exactly `chars` characters built from the chosen sentences, starting at `seed`. */
 export function textOf(chars: number, mix: Mix, seed = 0): string {
-  const pool =
-    mix === 'benign'
-      ? BENIGN
-      : mix === 'injection'
-        ? [...BENIGN, ...INJECTION]
-        : mix === 'pii'
-          ? [...BENIGN, ...PII]
-          : [...BENIGN, ...INJECTION, ...PII];
+  const pool = poolOf(mix);
   let out = '';
   for (let i = seed; out.length < chars; i++) out += pool[i % pool.length];
   return out.slice(0, chars);
@@ -80,29 +86,64 @@ function seeded(seed: number): () => number {
 }
 
 /**
- * A document of exactly `chars` characters: paragraphs of three to six benign sentences; when
- * `every` > 0, one paragraph in `every` carries an injection or a PII sentence (alternately) at a
- * random place in it.
+ * The sentences of a document, one per call: paragraphs of three to six benign sentences (the last
+ * one ending the paragraph); when `every` > 0, one paragraph in `every` carries an injection or a PII
+ * sentence (alternately) at a random place in it.
  */
-export function documentText(chars: number, seed = 0, every = 8): string {
+export function documentSentences(seed = 0, every = 8): () => string {
   const next = seeded(seed);
-  let out = '';
-  for (let p = 0; out.length < chars; p++) {
-    const count = 3 + (next() % 4);
-    const sentences = Array.from({ length: count }, () => PROSE[next() % PROSE.length]!);
-    if (every > 0 && p % every === every - 1) {
-      const extra = Math.floor(p / every) % 2 === 0 ? INJECTION : PII;
-      sentences.splice(next() % (count + 1), 0, extra[next() % extra.length]!);
+  let queue: string[] = [];
+  let p = 0;
+  return () => {
+    if (queue.length === 0) {
+      const count = 3 + (next() % 4);
+      const sentences = Array.from({ length: count }, () => PROSE[next() % PROSE.length]!);
+      if (every > 0 && p % every === every - 1) {
+        const extra = Math.floor(p / every) % 2 === 0 ? INJECTION : PII;
+        sentences.splice(next() % (count + 1), 0, extra[next() % extra.length]!);
+      }
+      sentences[sentences.length - 1] = `${sentences.at(-1)!.trimEnd()}\n\n`;
+      queue = sentences;
+      p++;
     }
-    out += `${sentences.join('').trimEnd()}\n\n`;
-  }
+    return queue.shift()!;
+  };
+}
+
+/** A document of exactly `chars` characters from documentSentences(seed, every). */
+export function documentText(chars: number, seed = 0, every = 8): string {
+  const next = documentSentences(seed, every);
+  let out = '';
+  while (out.length < chars) out += next();
   return out.slice(0, chars);
 }
 
-/** Document-sized request bodies: one wholly benign document and three with the occasional injection or PII sentence. */
-export function documentBodies(chars: number, surface = 'document', tier = 'accurate'): string[] {
-  const docs = [documentText(chars, 0, 0), documentText(chars, 1), documentText(chars, 2), documentText(chars, 3, 5)];
-  return docs.map((text) =>
-    JSON.stringify({ kind: 'content', surface, content: { type: 'text', text }, options: { tier } }),
+/** The slot phrase woven into prose: a reference number, as support and report texts carry. */
+const REF = () => slotted('Ref {id}. ');
+
+/**
+ * `npm run bench`'s standard templates: the five bodies of `bodies()` (60% benign, 20% injection, 20%
+ * PII), with a marker slot at least every 200 characters (body-source.ts).
+ */
+export function standardTemplates(chars: number, surface = 'user_message', tier = 'fast'): BodyTemplate[] {
+  const mixes: Mix[] = ['benign', 'injection', 'benign', 'pii', 'benign'];
+  return mixes.map((m, i) => {
+    const pool = poolOf(m);
+    let k = i;
+    const text = weave(() => pool[k++ % pool.length]!, chars, 200, REF);
+    return scanTemplate(text, surface, tier);
+  });
+}
+
+/** The document scenario's templates: documentBodies()' four documents with a marker slot at least every 300 characters. */
+export function documentTemplates(chars: number, surface = 'document', tier = 'auto'): BodyTemplate[] {
+  const docs: [number, number][] = [
+    [0, 0],
+    [1, 8],
+    [2, 8],
+    [3, 5],
+  ];
+  return docs.map(([seed, every]) =>
+    scanTemplate(weave(documentSentences(seed, every), chars, 300, REF), surface, tier),
   );
 }

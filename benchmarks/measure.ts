@@ -4,6 +4,7 @@
  * and the throughput-over-time plot; a progress line on stderr while it runs.
  */
 import autocannon from 'autocannon';
+import type { BodySource } from './body-source.ts';
 
 export interface RunSummary {
   req_per_s: number;
@@ -81,8 +82,12 @@ export function histogram(sorted: Float64Array): Histogram {
   return { bin_ms: width, counts, overflow };
 }
 
-/** POSTs `requests` round-robin for `seconds` on `connections` connections and records every response. */
-export function measure(url: string, requests: string[], o: MeasureOptions): Promise<Measurement> {
+/**
+ * POSTs for `seconds` on `connections` connections and records every response: `requests` as a list
+ * (each connection walks it from the start), or a BodySource asked for every request's body (autocannon
+ * `setupRequest`: one source shared by all connections, so its bodies are unique across them).
+ */
+export function measure(url: string, requests: string[] | BodySource, o: MeasureOptions): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     const latencies: number[] = [];
     const perSecond: number[] = [];
@@ -96,7 +101,10 @@ export function measure(url: string, requests: string[], o: MeasureOptions): Pro
         connections: o.connections,
         duration: o.seconds,
         headers: { 'content-type': 'application/json', ...o.headers },
-        requests: requests.map((body) => ({ body })),
+        requests:
+          typeof requests === 'function'
+            ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: requests() }) }]
+            : requests.map((body) => ({ body })),
         ...(o.overallRate ? { overallRate: o.overallRate } : {}),
       },
       (err, result) => {

@@ -5,8 +5,9 @@
 import type { CpuPerRequest } from './cpu.ts';
 import type { Histogram, Measurement } from './measure.ts';
 import type { MachineInfo } from './processes.ts';
+import type { ServiceMetrics } from './service-metrics.ts';
 
-export type Scenario = 'standard' | 'document' | 'scaling';
+export type Scenario = 'standard' | 'mix' | 'document' | 'scaling';
 
 export interface RunRecord extends Measurement {
   /** e.g. `standard: scans tier=fast`, `scaling: scans tier=fast cluster=2`, `document: echo`. */
@@ -24,6 +25,8 @@ export interface RunRecord extends Measurement {
   duration_s: number;
   /** CPU per response during the measured run (Linux; null elsewhere). */
   cpu: CpuPerRequest | null;
+  /** The service's own counters over the measured run (its /metrics); null for the echo and for --cluster runs. */
+  service_metrics: ServiceMetrics | null;
 }
 
 /** `value` = req/s of run `of` divided by req/s of run `to`. */
@@ -55,6 +58,8 @@ export interface BenchReport {
   settings: {
     scenarios: Scenario[];
     repeat: number;
+    /** unique: every request's text carries its own marker; repeated: `--repeat-texts`, the same few bodies. */
+    bodies: 'unique' | 'repeated';
     duration_s: number;
     warmup_s: number;
     database: string;
@@ -176,6 +181,28 @@ function table(head: string[], rows: (string | number)[][]): string {
   return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
+/** The service's own counters per measured run: the auto cascade's encoder share and the result cache. */
+function serviceMetricsHtml(runs: RunRecord[]): string {
+  const measured = runs.filter((run) => run.service_metrics);
+  if (measured.length === 0) return '';
+  const cascade = measured.flatMap((run) =>
+    run.service_metrics!.cascade.map((c) => [run.id, c.detector, c.early, c.full, c.encoder_share]),
+  );
+  const cache = measured.map((run) => {
+    const m = run.service_metrics!;
+    return [
+      run.id,
+      m.cache === null ? 'no cache counters' : m.cache.map((c) => `${c.labels}: ${c.count}`).join(', ') || 'no lookups',
+      m.cache_hit_share ?? '–',
+    ];
+  });
+  return `<h2>Service counters</h2><p class="meta">Deltas of the service's own Prometheus counters over each measured run. Cascade: auto-tier scans a detector decided with its cheap models (early) or sent on to the sentence encoder (full).</p>${
+    cascade.length
+      ? table(['run', 'detector', 'early', 'full', 'encoder share'], cascade)
+      : '<p>No auto-tier scans.</p>'
+  }${table(['run', 'result cache lookups', 'hit share'], cache)}`;
+}
+
 /** The whole report as one HTML document. */
 export function renderHtml(r: BenchReport): string {
   const m = r.machine;
@@ -216,7 +243,7 @@ svg text{font-size:11px;fill:#57606a}svg .label{font-size:12px;fill:#1d232a}.axi
 section{border-top:1px solid #d0d7de;padding-top:8px;margin-top:16px}
 </style></head><body>
 <h1>Content firewall benchmark</h1>
-<p class="meta">${esc(r.when)} — ${m.cpus} × ${esc(m.cpu ?? 'unknown CPU')}, ${m.memory_gib} GiB, ${esc(m.platform)}, Node ${esc(m.node)}, commit ${esc(m.git_commit ?? 'unknown')}${m.git_dirty ? ' (with uncommitted changes)' : ''}; database ${esc(r.settings.database)}; ${r.settings.duration_s} s per run after ${r.settings.warmup_s} s of warm-up${r.settings.repeat > 1 ? `, ${r.settings.repeat} rounds (echo and service interleaved; medians over the rounds beside each round's numbers)` : ''}.<br><code>${esc(r.settings.command)}</code></p>
+<p class="meta">${esc(r.when)} — ${m.cpus} × ${esc(m.cpu ?? 'unknown CPU')}, ${m.memory_gib} GiB, ${esc(m.platform)}, Node ${esc(m.node)}, commit ${esc(m.git_commit ?? 'unknown')}${m.git_dirty ? ' (with uncommitted changes)' : ''}; database ${esc(r.settings.database)}; ${r.settings.duration_s} s per run after ${r.settings.warmup_s} s of warm-up; ${r.settings.bodies === 'unique' ? 'every request a text of its own' : 'repeated texts (--repeat-texts)'}${r.settings.repeat > 1 ? `, ${r.settings.repeat} rounds (echo and service interleaved; medians over the rounds beside each round's numbers)` : ''}.<br><code>${esc(r.settings.command)}</code></p>
 <h2>Ratios</h2>
 <p class="meta">The headline: absolute numbers drift on shared machines, ratios to the bare Express echo measured in the same run much less.</p>
 ${table(
@@ -252,6 +279,7 @@ ${
       )}`
     : ''
 }
+${serviceMetricsHtml(r.runs)}
 <h2>Runs</h2>
 ${sections}
 <script type="application/json" id="report-data">${JSON.stringify(r).replace(/</g, '\\u003c')}</script>

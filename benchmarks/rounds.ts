@@ -17,6 +17,47 @@ export interface Check {
 
 export const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
+/** What a target is checked against: one measured service run and its ratio to the same run's echo. */
+export interface TargetRun {
+  scenario: string;
+  tier: string | null;
+  cluster: number | null;
+  connections: number;
+  body_chars: number;
+  ratio: number;
+  p95_ms: number;
+  p99_ms: number;
+}
+
+/**
+ * Issue 25's targets for one run (none for runs they do not cover): the standard load on tier fast
+ * at 50 connections ≥ 0.35 of the echo with p99 ≤ 60 ms; the realistic mix on tier auto at 50
+ * connections ≥ 0.25 of the echo; one 30,000-character document on tier auto p95 ≤ 150 ms at one
+ * connection (other connection counts are reported without a target).
+ */
+export function targetChecks(r: TargetRun): Check[] {
+  if (r.cluster !== null) return [];
+  const check = (name: string, target: string, value: number, unit: string, met: boolean): Check => ({
+    name,
+    target,
+    value,
+    unit,
+    met,
+  });
+  if (r.scenario === 'standard' && r.tier === 'fast' && r.body_chars === 1_000 && r.connections === 50)
+    return [
+      check('standard, tier fast: throughput vs echo', '≥ 0.35', r.ratio, '', r.ratio >= 0.35),
+      check('standard, tier fast: p99', '≤ 60 ms', r.p99_ms, ' ms', r.p99_ms <= 60),
+    ];
+  if (r.scenario === 'mix' && r.tier === 'auto' && r.connections === 50)
+    return [check('mix, tier auto: throughput vs echo', '≥ 0.25', r.ratio, '', r.ratio >= 0.25)];
+  if (r.scenario === 'document' && r.tier === 'auto' && r.body_chars === 30_000 && r.connections === 1)
+    return [
+      check('document (30000 chars), tier auto, 1 connection: p95', '≤ 150 ms', r.p95_ms, ' ms', r.p95_ms <= 150),
+    ];
+  return [];
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of nothing');
   const s = [...values].sort((a, b) => a - b);

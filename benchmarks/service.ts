@@ -13,6 +13,8 @@ import { freePort, ROOT, start, stop, waitUntilIdle } from './processes.ts';
 
 const run = promisify(execFile);
 const SECRET = 'benchmark-secret-key-0123456789abcdef';
+/** The service's METRICS_TOKEN: the benchmark reads its counters (GET /metrics) with it. */
+export const METRICS_TOKEN = 'benchmark-metrics-token-0123456789';
 
 export interface Database {
   /** What the report says: `DATABASE_URL`, `local cf_bench` or `embedded`. */
@@ -61,8 +63,16 @@ export interface Service {
 }
 
 /** Starts the service; resolves once it answers /healthz and its whole process tree has gone idle. */
-/** `profileDir`: run the service with --cpu-prof, writing its profiles there when it stops. */
-export async function startService(db: Database, cluster: number | null, profileDir?: string): Promise<Service> {
+/**
+ * `profileDir`: run the service with --cpu-prof, writing its profiles there when it stops. `env`: more
+ * settings (e.g. `RESULT_CACHE_BYTES: '0'` for a load that repeats a few texts).
+ */
+export async function startService(
+  db: Database,
+  cluster: number | null,
+  profileDir?: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Service> {
   const port = await freePort();
   const began = Date.now();
   // LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the scan path's cost.
@@ -74,7 +84,9 @@ export async function startService(db: Database, cluster: number | null, profile
     LOG_LEVEL: 'warn',
     RATE_LIMIT_REQUESTS: '100000000',
     METRICS_ENABLED: 'true',
+    METRICS_TOKEN,
     CLUSTER_WORKERS: undefined,
+    ...extraEnv,
   };
   const { child } = await start(
     [

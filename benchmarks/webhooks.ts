@@ -73,6 +73,8 @@ const service = await start(
     WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
     WEBHOOK_CA_FILE: path.join(ROOT, 'test/fixtures/tls/ca.pem'),
     WEBHOOK_DELIVERY_ENABLED: String(!args['enqueue-only']),
+    // the load repeats five texts: the detector-result cache would answer nearly every scan
+    RESULT_CACHE_BYTES: '0',
   },
   null,
   servicePort,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, medianRatios, medianScaling, targetsOf, type Check } from '../../benchmarks/rounds.ts';
+import { median, medianRatios, medianScaling, targetChecks, targetsOf, type Check } from '../../benchmarks/rounds.ts';
 
 const c = (value: number, met: boolean, name = 'p99'): Check => ({ name, target: '≤ 25 ms', value, unit: ' ms', met });
 
@@ -54,5 +54,29 @@ describe('benchmark rounds', () => {
       { processes: 1, req_per_s: 100, efficiency: 1, vs_echo: 0.1 },
       { processes: 2, req_per_s: 130, efficiency: 0.6, vs_echo: 0.06 },
     ]);
+  });
+
+  it("issue 25's targets: standard fast, mix auto, document auto at one connection; none elsewhere", () => {
+    const run = {
+      scenario: 'standard',
+      tier: 'fast',
+      cluster: null,
+      connections: 50,
+      body_chars: 1_000,
+      ratio: 0.4,
+      p95_ms: 30,
+      p99_ms: 70,
+    };
+    expect(targetChecks(run).map((c) => [c.target, c.met])).toEqual([
+      ['≥ 0.35', true],
+      ['≤ 60 ms', false],
+    ]);
+    expect(targetChecks({ ...run, cluster: 2 })).toEqual([]);
+    expect(targetChecks({ ...run, tier: 'accurate' })).toEqual([]);
+    const mix = { ...run, scenario: 'mix', tier: 'auto', body_chars: 0, ratio: 0.2 };
+    expect(targetChecks(mix)).toMatchObject([{ target: '≥ 0.25', value: 0.2, met: false }]);
+    const doc = { ...run, scenario: 'document', tier: 'auto', connections: 1, body_chars: 30_000, p95_ms: 120 };
+    expect(targetChecks(doc)).toMatchObject([{ target: '≤ 150 ms', value: 120, met: true }]);
+    expect(targetChecks({ ...doc, connections: 8 })).toEqual([]);
   });
 });

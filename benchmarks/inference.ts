@@ -2,7 +2,8 @@
  * In-process latency of the serving path (one core): `node --import tsx benchmarks/inference.ts`.
  * Uses generated text (no datasets needed). Reports min, median and p99 over repeated runs. ONNX text
  * classifiers score a 1,000-character text the way the engine does: its windows of the model's
- * `max_chars` (engine/chunk.ts: chunkTexts) in one `scoreBatch`.
+ * `max_chars` (engine/chunk.ts: chunkTexts) in one `scoreBatch`. Then the model-thread cost of pii-ner
+ * and toxicity per 1,000 characters split by component (inference-split.ts); `--split` runs only that.
  */
 import { chunkTexts } from '../engine/chunk.ts';
 import { injectionHardNegativesEval } from '../training/data/hard-negatives.ts';
@@ -13,6 +14,7 @@ import { loadLinearModel } from '../inference/linear-model.ts';
 import { modelEntry } from '../inference/manifest.ts';
 import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier } from '../inference/token-classifier.ts';
+import { printSplit } from './inference-split.ts';
 
 const pool = [
   ...injectionHardNegativesEval(400, 1).map((h) => h.text),
@@ -59,6 +61,11 @@ const fmt = (x: { min: number; median: number }, unit: 'us' | 'ms', div = 1): st
     ? `min ${((x.min * 1000) / div).toFixed(1)} µs, median ${((x.median * 1000) / div).toFixed(1)} µs`
     : `min ${(x.min / div).toFixed(3)} ms, median ${(x.median / div).toFixed(3)} ms`;
 
+if (process.argv.includes('--split')) {
+  await printSplit(texts(256, 1000));
+  process.exit(0);
+}
+
 const t2000 = texts(200, 2000);
 const t1000 = texts(64, 1000);
 
@@ -95,3 +102,4 @@ console.log(
 const nb = await timeIt(() => ner.entitiesBatch(t1000.slice(0, 16)), 40);
 console.log(`pii-ner 16 x 1,000 chars:   ${fmt(nb, 'ms')}`);
 console.log(`RSS with every model loaded: ${Math.round(process.memoryUsage().rss / 1e6)} MB`);
+await printSplit(texts(256, 1000));

@@ -127,8 +127,16 @@ const POW = [1, BASE, BASE ** 2, BASE ** 3, BASE ** 4];
 /**
  * Per-symbol surprise (bits) of the model for every symbol of `sym` (0 for symbols that are not scored:
  * non-ASCII). p(c | h) = stored p if the n-gram hc is in the table, else backoff(h) · p(c | shorter h).
+ * With `only`, just the positions it marks are looked up (the others are left as they are in `out`):
+ * the table lookups are the cost, the n-gram keys are cheap.
  */
-export function surprises(t: NgramTable, sym: Uint8Array, unseenBits: number, out: Float32Array): void {
+export function surprises(
+  t: NgramTable,
+  sym: Uint8Array,
+  unseenBits: number,
+  out: Float32Array,
+  only?: Uint8Array,
+): void {
   // keys of the k-grams ending here and at the previous symbol (the contexts); slots are looked up lazily,
   // highest order first, so a symbol whose 5-gram is in the table costs one lookup.
   let keys = new Float64Array(MAX_ORDER);
@@ -139,6 +147,12 @@ export function surprises(t: NgramTable, sym: Uint8Array, unseenBits: number, ou
     for (let k = 1; k <= top; k++) {
       key += sym[i - k + 1]! * POW[k - 1]!;
       keys[k - 1] = key;
+    }
+    if (only && !only[i]) {
+      const swap = prev;
+      prev = keys;
+      keys = swap;
+      continue;
     }
     let bits = 0;
     let found = -1;
@@ -185,8 +199,6 @@ for (let c = 33; c < 127; c++) if (!/[0-9A-Za-z]/.test(String.fromCharCode(c))) 
 /** The max over `window`-position windows (ASCII positions not right after non-ASCII; with `punct_only` only at and after punctuation) of the mean surprise, with its range. */
 export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig): CharLmScore {
   const { sym, off } = symbolsOf(text, cfg.lower);
-  const s = new Float32Array(sym.length);
-  surprises(t, sym, cfg.unseen_bits, s);
   const pos = new Int32Array(sym.length);
   let npos = 0;
   // ASCII symbols right after a non-ASCII one (the spaces and commas of Greek or Chinese text) say nothing
@@ -199,6 +211,11 @@ export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig
     pos[npos++] = i;
   }
   if (npos < cfg.min_chars) return { bits: 0, start: 0, end: 0 };
+  // only the scored positions' surprises are needed (with punct_only, a small share of prose)
+  const scored = new Uint8Array(sym.length);
+  for (let j = 0; j < npos; j++) scored[pos[j]!] = 1;
+  const s = new Float32Array(sym.length);
+  surprises(t, sym, cfg.unseen_bits, s, scored);
   const w = Math.min(cfg.window, npos);
   let sum = 0;
   for (let j = 0; j < w; j++) sum += s[pos[j]!]!;

@@ -20,18 +20,41 @@ export const NAME_TEMPLATES = [
   'textcase|case|gaz',
 ] as const;
 
-/** A token's text as the v1 featurizer saw it: lowercased word and capitalisation. */
-export interface NameTokenView {
-  start: number;
-  end: number;
-  text: string;
+/**
+ * What the name features need of one distinct token text, computed once (the token featurizer keeps
+ * it in its token cache): the lowercased word, its capitalisation, its gazetteer class, and the FNV
+ * states of the conjunctions that start with the word.
+ */
+export interface NameTokenInfo {
   lw: string;
   /** `T` title case, `U` all caps, `l` lowercase, `o` other (digits, punctuation, mixed). */
   caseOf: string;
+  /** Index of caseOf in CASES (-1: not one of them). */
+  ci: number;
+  /** Gazetteer class and its index among the classes this featurizer has seen. */
+  g: string;
+  gi: number;
+  /** FNV state of `lw|` under the seeds of `w-1|gaz` and `w-2|w-1|gaz`. */
+  asPrev: number;
+  asPrev2: number;
 }
 
 /** Capitalisation of the whole text: `lower` (no capital letter), `upper` (no small letter), or `mixed`. */
 export function textCase(text: string): string {
+  let hasUpper = false;
+  let hasLower = false;
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) {
+      ascii = false;
+      break;
+    }
+    if (c >= 65 && c <= 90) hasUpper = true;
+    else if (c >= 97 && c <= 122) hasLower = true;
+  }
+  // ASCII: toLowerCase/toUpperCase change exactly the letters
+  if (ascii) return hasUpper ? (hasLower ? 'mixed' : 'upper') : hasLower ? 'lower' : 'none';
   const lower = text.toLowerCase();
   const upper = text.toUpperCase();
   if (lower === upper) return 'none';
@@ -65,9 +88,33 @@ export function handleStates(tokens: readonly { start: number; end: number; text
   return out;
 }
 
-/** Computes the {@link NAME_TEMPLATES} feature ids of a text's tokens. */
+const HANDLE_STATES = ['-', '@', '#', '@_', '#_', 'mail'];
+const CASES = ['T', 'U', 'l', 'o'];
+const TEXT_CASES = ['lower', 'upper', 'mixed', 'none'];
+/** Gazetteer classes with memoised pair ids; a rarer one is hashed each time. */
+const MEMO_CLASSES = 64;
+
+/**
+ * Computes the {@link NAME_TEMPLATES} feature ids of a text's tokens. The ids are those of hashing each
+ * feature string (test/unit/name-features.test.ts holds the string-building oracle); features made of
+ * few-valued parts (classes, handle states, cases) are memoised by class index, and conjunctions that
+ * start with a word continue the word's cached FNV state.
+ */
 export class NameFeatures {
   private readonly seeds: number[];
+  private readonly classes: string[] = [];
+  private readonly classIndex = new Map<string, number>();
+  /** Memo per class index (or pair of class indices), -1 = not yet computed. */
+  private readonly gazId: Int32Array;
+  private readonly pairPrev: Int32Array;
+  private readonly pairNext: Int32Array;
+  private readonly gazNextState: Int32Array;
+  private readonly handleGaz: Int32Array;
+  private readonly caseGaz: Int32Array;
+  private readonly edgeStart: number;
+  private readonly edgeEnd: number;
+  private readonly edgePrev: number;
+  private readonly edgePrev2: number;
 
   /** `firstTemplate`: index of 'gaz' among all templates (hash seeds continue the v1 scheme). */
   constructor(
@@ -76,46 +123,117 @@ export class NameFeatures {
     private readonly mask: number,
   ) {
     this.seeds = NAME_TEMPLATES.map((_, k) => Math.imul(firstTemplate + k + 1, 0x27d4eb2f));
+    const M = MEMO_CLASSES;
+    this.gazId = new Int32Array(M).fill(-1);
+    this.pairPrev = new Int32Array(M * M).fill(-1);
+    this.pairNext = new Int32Array(M * M).fill(-1);
+    this.gazNextState = new Int32Array(M);
+    this.handleGaz = new Int32Array(HANDLE_STATES.length * M).fill(-1);
+    this.caseGaz = new Int32Array(TEXT_CASES.length * CASES.length * M).fill(-1);
+    this.edgeStart = this.classIndexOf('<s>');
+    this.edgeEnd = this.classIndexOf('</s>');
+    this.edgePrev = pipe(fnv(this.seeds[3] as number, '<s>'));
+    this.edgePrev2 = pipe(fnv(this.seeds[5] as number, '<s>'));
+  }
+
+  /** The name-feature view of one token text (cache it per text). */
+  tokenInfo(lw: string, caseOf: string): NameTokenInfo {
+    const g = this.gazetteer.classOf(lw);
+    return {
+      lw,
+      caseOf,
+      ci: CASES.indexOf(caseOf),
+      g,
+      gi: this.classIndexOf(g),
+      asPrev: pipe(fnv(this.seeds[3] as number, lw)),
+      asPrev2: pipe(fnv(this.seeds[5] as number, lw)),
+    };
+  }
+
+  private classIndexOf(g: string): number {
+    let i = this.classIndex.get(g);
+    if (i === undefined) {
+      i = this.classes.push(g) - 1;
+      this.classIndex.set(g, i);
+      if (i < MEMO_CLASSES) this.gazNextState[i] = pipe(fnv(this.seeds[4] as number, g));
+    }
+    return i;
+  }
+
+  /** id of the feature string parts.join('|'), hashed by streaming the parts (no string is built) */
+  private id(k: number, a: string, b?: string, c?: string): number {
+    let h = fnv(this.seeds[k] as number, a);
+    if (b !== undefined) h = fnv(pipe(h), b);
+    if (c !== undefined) h = fnv(pipe(h), c);
+    return fmix32(h) & this.mask;
+  }
+
+  /** Template `k`'s id of the class pair (a, b), memoised in `memo`. */
+  private pair(memo: Int32Array, k: number, a: number, b: number): number {
+    if (a >= MEMO_CLASSES || b >= MEMO_CLASSES) return this.id(k, this.classes[a] as string, this.classes[b] as string);
+    const at = a * MEMO_CLASSES + b;
+    let v = memo[at] as number;
+    if (v < 0) memo[at] = v = this.id(k, this.classes[a] as string, this.classes[b] as string);
+    return v;
   }
 
   /** Writes the ids at columns `col`.. of each token's row (`rowOffset + i`, stride L). */
   featurize(
     text: string,
-    toks: readonly NameTokenView[],
+    tokens: readonly { start: number; end: number; text: string }[],
+    infos: readonly NameTokenInfo[],
     ids: Int32Array | Uint32Array,
     rowOffset: number,
     L: number,
     col: number,
   ): void {
-    const n = toks.length;
-    const gaz = toks.map((t) => this.gazetteer.classOf(t.lw));
-    const handles = handleStates(toks);
+    const n = infos.length;
+    const M = MEMO_CLASSES;
+    const handles = text.includes('@') || text.includes('#') ? handleStates(tokens) : null;
     const tc = textCase(text);
-    const seeds = this.seeds;
+    const tci = TEXT_CASES.indexOf(tc);
     const mask = this.mask;
-    // id of the feature string parts.join('|'), hashed by streaming the parts (no string is built)
-    const id = (k: number, a: string, b?: string, c?: string): number => {
-      let h = fnv(seeds[k] as number, a);
-      if (b !== undefined) h = fnv(pipe(h), b);
-      if (c !== undefined) h = fnv(pipe(h), c);
-      return fmix32(h) & mask;
-    };
     for (let i = 0; i < n; i++) {
-      const g = gaz[i] as string;
-      const gp = i > 0 ? (gaz[i - 1] as string) : '<s>';
-      const gn = i + 1 < n ? (gaz[i + 1] as string) : '</s>';
-      const wp = i > 0 ? toks[i - 1]!.lw : '<s>';
-      const wp2 = i > 1 ? toks[i - 2]!.lw : '<s>';
-      const wn = i + 1 < n ? toks[i + 1]!.lw : '</s>';
+      const t = infos[i] as NameTokenInfo;
+      const p = i > 0 ? (infos[i - 1] as NameTokenInfo) : null;
+      const p2 = i > 1 ? (infos[i - 2] as NameTokenInfo) : null;
+      const nx = i + 1 < n ? (infos[i + 1] as NameTokenInfo) : null;
+      const g = t.g;
+      const gi = t.gi;
       const base = (rowOffset + i) * L + col;
-      ids[base] = id(0, g);
-      ids[base + 1] = id(1, gp, g);
-      ids[base + 2] = id(2, g, gn);
-      ids[base + 3] = id(3, wp, g);
-      ids[base + 4] = id(4, g, wn);
-      ids[base + 5] = id(5, wp2, wp, g);
-      ids[base + 6] = id(6, handles[i] as string, g);
-      ids[base + 7] = id(7, tc, toks[i]!.caseOf, g);
+      // gaz
+      if (gi < M) {
+        let v = this.gazId[gi] as number;
+        if (v < 0) this.gazId[gi] = v = this.id(0, g);
+        ids[base] = v;
+      } else ids[base] = this.id(0, g);
+      // gaz-1|gaz, gaz|gaz+1
+      ids[base + 1] = this.pair(this.pairPrev, 1, p === null ? this.edgeStart : p.gi, gi);
+      ids[base + 2] = this.pair(this.pairNext, 2, gi, nx === null ? this.edgeEnd : nx.gi);
+      // w-1|gaz
+      ids[base + 3] = fmix32(fnv(p === null ? this.edgePrev : p.asPrev, g)) & mask;
+      // gaz|w+1
+      const wn = nx === null ? '</s>' : nx.lw;
+      ids[base + 4] = gi < M ? fmix32(fnv(this.gazNextState[gi] as number, wn)) & mask : this.id(4, g, wn);
+      // w-2|w-1|gaz
+      const wp = p === null ? '<s>' : p.lw;
+      ids[base + 5] = fmix32(fnv(pipe(fnv(p2 === null ? this.edgePrev2 : p2.asPrev2, wp)), g)) & mask;
+      // handle|gaz
+      const hi = handles === null ? 0 : HANDLE_STATES.indexOf(handles[i] as string);
+      if (gi < M && hi >= 0) {
+        const at = hi * M + gi;
+        let v = this.handleGaz[at] as number;
+        if (v < 0) this.handleGaz[at] = v = this.id(6, HANDLE_STATES[hi] as string, g);
+        ids[base + 6] = v;
+      } else ids[base + 6] = this.id(6, handles?.[i] ?? '-', g);
+      // textcase|case|gaz
+      const ci = t.ci;
+      if (gi < M && tci >= 0 && ci >= 0) {
+        const at = (tci * CASES.length + ci) * M + gi;
+        let v = this.caseGaz[at] as number;
+        if (v < 0) this.caseGaz[at] = v = this.id(7, tc, t.caseOf, g);
+        ids[base + 7] = v;
+      } else ids[base + 7] = this.id(7, tc, t.caseOf, g);
     }
   }
 }

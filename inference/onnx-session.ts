@@ -13,14 +13,19 @@ function loadOrt(): Promise<Ort> {
   return ortPromise;
 }
 
-/** The entry's model file (sha256 checked) in a new session. @throws ModelIntegrityError */
+/**
+ * The entry's model file (sha256 checked) in a new session; `rewrite` may swap the verified bytes for
+ * an equivalent serving graph built from them (bag-mlp-graph.ts). @throws ModelIntegrityError
+ */
 export async function createSession(
   entry: ModelEntry,
   dir: string,
+  rewrite?: (verified: Uint8Array) => Uint8Array,
 ): Promise<{ ort: Ort; session: OrtTypes.InferenceSession }> {
   const bytes = readVerified(entry, dir);
   const ort = await loadOrt();
-  const session = await ort.InferenceSession.create(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+  const verified = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const session = await ort.InferenceSession.create(rewrite ? rewrite(verified) : verified, {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',

@@ -6,6 +6,7 @@
  */
 import { checkKind, MODELS_DIR, readVerified, type ModelEntry } from './manifest.ts';
 import type { TextClassifier } from './classifier.ts';
+import { bagMlpServingGraph, type BagGraph } from './bag-mlp-graph.ts';
 import { createSession, toInt64 } from './onnx-session.ts';
 import { loadSemanticClassifier, SEMANTIC_FEATURIZER } from './semantic-classifier.ts';
 import { TextFeaturizer, type TextFeaturizerConfig } from './text-features.ts';
@@ -15,7 +16,13 @@ export async function loadOnnxClassifier(entry: ModelEntry, dir: string = MODELS
   checkKind(entry, 'text-classification', 'onnx');
   if (entry.featurizer.type === 'wordpiece-v1') return loadTransformerClassifier(entry, dir);
   if (entry.featurizer.type === SEMANTIC_FEATURIZER) return loadSemanticClassifier(entry, dir);
-  const { ort, session } = await createSession(entry, dir);
+  // Served as a batched MatMul over int32 ids (bag-mlp-graph.ts); the artifact's graph if it is not a bag MLP.
+  let graph: BagGraph | null = null;
+  const { ort, session } = await createSession(entry, dir, (bytes) => {
+    graph = bagMlpServingGraph(bytes, { kind: 'weighted' });
+    return graph?.bytes ?? bytes;
+  });
+  const int32 = (graph as BagGraph | null) !== null;
   const featurizer = new TextFeaturizer(entry.featurizer as unknown as TextFeaturizerConfig);
   const outName = session.outputNames[0] ?? 'scores';
   return {
@@ -40,7 +47,7 @@ export async function loadOnnxClassifier(entry: ModelEntry, dir: string = MODELS
         values.set(r.values, k * L);
       });
       const out = await session.run({
-        ids: new ort.Tensor('int64', toInt64(ids), [N, L]),
+        ids: int32 ? new ort.Tensor('int32', ids, [N, L]) : new ort.Tensor('int64', toInt64(ids), [N, L]),
         weights: new ort.Tensor('float32', values, [N, L]),
       });
       const data = out[outName]?.data as Float32Array;

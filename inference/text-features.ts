@@ -64,7 +64,9 @@ export class TextFeaturizer {
   readonly values: Float32Array;
   private readonly mask: number;
   private readonly shift: number;
-  private readonly counts: Int32Array;
+  /** Occurrences per bucket during {@link bag} (16-bit: a text emits at most 5 features per code unit). */
+  private readonly counts: Uint16Array;
+  private wideCounts: Int32Array | null = null;
   private readonly word = new Uint16Array(64);
   private readonly bigrams: boolean;
 
@@ -75,7 +77,7 @@ export class TextFeaturizer {
     this.config = config;
     this.mask = b - 1;
     this.shift = 32 - Math.log2(b);
-    this.counts = new Int32Array(b);
+    this.counts = new Uint16Array(b);
     this.raw = new Uint32Array(16384);
     this.ids = new Int32Array(config.max_features);
     this.values = new Float32Array(config.max_features);
@@ -176,8 +178,9 @@ export class TextFeaturizer {
   bag(text: string): number {
     const n = this.hashes(text);
     if (n === 0) return 0;
+    // a text of more than ~13,000 characters could count past 65,535 in one bucket
+    const counts = n > 0xffff ? (this.wideCounts ??= new Int32Array(this.counts.length)) : this.counts;
     const raw = this.raw;
-    const counts = this.counts;
     const ids = this.ids;
     const L = ids.length;
     const inv = 1 / Math.sqrt(n);
@@ -190,7 +193,9 @@ export class TextFeaturizer {
     }
     const values = this.values;
     for (let j = 0; j < u; j++) values[j] = (counts[ids[j] as number] as number) * inv;
-    for (let k = 0; k < n; k++) counts[raw[k] as number] = 0;
+    // every counted bucket is in ids unless the row was cut at max_features
+    if (u < L) for (let j = 0; j < u; j++) counts[ids[j] as number] = 0;
+    else for (let k = 0; k < n; k++) counts[raw[k] as number] = 0;
     return u;
   }
 }

@@ -3,6 +3,7 @@
  * out, decoded into entities with UTF-16 offsets.
  */
 import { checkKind, MODELS_DIR, type ModelEntry } from './manifest.ts';
+import { bagMlpServingGraph, type BagGraph } from './bag-mlp-graph.ts';
 import { createSession, toInt64 } from './onnx-session.ts';
 import { tokenize, TokenFeaturizer, type Token, type TokenFeaturizerConfig } from './token-features.ts';
 
@@ -123,12 +124,23 @@ export function decodeEntities(
 
 export async function loadOnnxTokenClassifier(entry: ModelEntry, dir: string = MODELS_DIR): Promise<TokenClassifier> {
   checkKind(entry, 'token-classification', 'onnx');
-  const { ort, session } = await createSession(entry, dir);
   // a v2 featurizer reads its gazetteer from the same dir, sha256-checked like the model file
   const featurizer = new TokenFeaturizer(entry.featurizer as unknown as TokenFeaturizerConfig, undefined, dir);
   const L = featurizer.config.max_features;
+  const F = featurizer.featuresPerToken;
+  // Every slot of every row holds a feature of value 1/sqrt(F) (no padding slots): the serving graph
+  // sums the rows and scales once, with no weights input (bag-mlp-graph.ts).
+  let graph: BagGraph | null = null;
+  const { ort, session } = await createSession(entry, dir, (bytes) => {
+    if (L === F) graph = bagMlpServingGraph(bytes, { kind: 'constant', value: Math.fround(1 / Math.sqrt(F)) });
+    return graph?.bytes ?? bytes;
+  });
+  const served = graph as BagGraph | null;
   const C = entry.labels.length;
   const outName = session.outputNames[0] ?? 'probs';
+  // Scratch ids reused across calls (a call in flight keeps its own).
+  let scratch = new Int32Array(0);
+  let busy = false;
   return {
     release: () => session.release(),
     entry,
@@ -136,17 +148,30 @@ export async function loadOnnxTokenClassifier(entry: ModelEntry, dir: string = M
       const toks = texts.map((t) => tokenize(t));
       const T = toks.reduce((a, t) => a + t.length, 0);
       if (T === 0) return texts.map(() => []);
-      const ids = new Int32Array(T * L);
-      const values = new Float32Array(T * L);
+      const own = !busy;
+      if (own && scratch.length < T * L) scratch = new Int32Array(Math.max(T * L, scratch.length * 2));
+      const ids = own ? scratch.subarray(0, T * L) : new Int32Array(T * L);
+      const values = served ? undefined : new Float32Array(T * L);
+      if (!served) ids.fill(0);
       let row = 0;
       toks.forEach((tk, i) => {
         featurizer.featurize(texts[i] as string, tk, ids, values, row);
         row += tk.length;
       });
-      const out = await session.run({
-        ids: new ort.Tensor('int64', toInt64(ids), [T, L]),
-        weights: new ort.Tensor('float32', values, [T, L]),
-      });
+      if (own) busy = true;
+      let out: Awaited<ReturnType<typeof session.run>>;
+      try {
+        out = await session.run(
+          served
+            ? { ids: new ort.Tensor('int32', ids, [T, L]) }
+            : {
+                ids: new ort.Tensor('int64', toInt64(ids), [T, L]),
+                weights: new ort.Tensor('float32', values as Float32Array, [T, L]),
+              },
+        );
+      } finally {
+        if (own) busy = false;
+      }
       const probs = out[outName]?.data as Float32Array;
       const result: Entity[][] = [];
       let off = 0;

@@ -5,27 +5,11 @@
  * case-insensitive name features of name-features.ts, which need the gazetteer the config names.
  */
 import { CLASS, fmix32, fnv, FNV_PRIME, hashString } from './hashing.ts';
-import { NAME_TEMPLATES, NameFeatures, type NameTokenView } from './name-features.ts';
+import { TOKEN_RE, type Token } from './tokenize.ts';
+import { NAME_TEMPLATES, NameFeatures, type NameTokenInfo } from './name-features.ts';
 import { loadGazetteer, type GazetteerAsset, type NameGazetteer } from './name-gazetteer.ts';
 
-export interface Token {
-  start: number;
-  end: number;
-  text: string;
-}
-
-const TOKEN_RE = /[\p{L}\p{N}\p{M}]+|[^\s\p{L}\p{N}\p{M}]/gu;
-
-/** Word tokens (letter/digit runs) and single punctuation/symbol characters, with UTF-16 offsets. */
-export function tokenize(text: string): Token[] {
-  const out: Token[] = [];
-  TOKEN_RE.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = TOKEN_RE.exec(text)) !== null) {
-    out.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
-  }
-  return out;
-}
+export { tokenize, TOKEN_RE, type Token } from './tokenize.ts';
 
 export interface TokenFeaturizerConfig {
   type: 'hashed-token-v1' | 'hashed-token-v2';
@@ -137,8 +121,11 @@ export class TokenFeaturizer {
   /** Neighbour ids at the text's edges ('<s>' before the first token, '</s>' after the last). */
   private readonly edge: { w1: number; s1: number; w2: number; wn1: number; sn1: number; wn2: number };
   /** v2: the name features; null for v1. */
-  private readonly names: NameFeatures | null;
+  private readonly nameFeatures: NameFeatures | null;
   private readonly templateCount: number;
+  /** Scratch per-token views, reused by every call (featurize is synchronous). */
+  private infos: TokenInfo[] = [];
+  private names: NameTokenInfo[] = [];
 
   /**
    * A v2 config needs its gazetteer: passed in (training), or read from `modelsDir` and checked against
@@ -161,8 +148,8 @@ export class TokenFeaturizer {
     if (config.type === 'hashed-token-v2') {
       if (!gazetteer && !config.gazetteer) throw new Error('hashed-token-v2 needs a gazetteer');
       const g = gazetteer ?? loadGazetteer(config.gazetteer as GazetteerAsset, modelsDir);
-      this.names = new NameFeatures(g, TOKEN_TEMPLATES.length, config.buckets - 1);
-    } else this.names = null;
+      this.nameFeatures = new NameFeatures(g, TOKEN_TEMPLATES.length, config.buckets - 1);
+    } else this.nameFeatures = null;
     this.config = config;
     this.mask = config.buckets - 1;
     const id = (k: number, s: string) => hashString(TEMPLATE_SEED[k] as number, s) & this.mask;
@@ -187,41 +174,44 @@ export class TokenFeaturizer {
 
   /**
    * Writes tokens' features into ids/values at row stride `config.max_features`, starting at row
-   * `rowOffset`. Unused slots of a row are left as they are (callers zero-fill).
+   * `rowOffset`. Unused slots of a row are left as they are (callers zero-fill). Without `values`
+   * only the ids are written (every feature's value is 1/sqrt(featuresPerToken)).
    */
   featurize(
     text: string,
     tokens: Token[],
     ids: Int32Array | Uint32Array,
-    values: Float32Array,
+    values: Float32Array | undefined,
     rowOffset: number,
   ): void {
     const L = this.config.max_features;
     const n = tokens.length;
-    const infos: TokenInfo[] = new Array(n);
+    const infos = this.infos;
+    infos.length = n;
     for (let i = 0; i < n; i++) infos[i] = this.info((tokens[i] as Token).text);
     const val = 1 / Math.sqrt(this.templateCount);
     const mask = this.mask;
     const edge = this.edge;
+    let prevEnd = -1;
     for (let i = 0; i < n; i++) {
       const t = infos[i] as TokenInfo;
       const p = i > 0 ? (infos[i - 1] as TokenInfo) : null;
       const p2 = i > 1 ? (infos[i - 2] as TokenInfo) : null;
       const nx = i + 1 < n ? (infos[i + 1] as TokenInfo) : null;
       const nx2 = i + 2 < n ? (infos[i + 2] as TokenInfo) : null;
+      const tok = tokens[i] as Token;
       let nlBefore = i === 0;
       if (!nlBefore) {
-        const to = (tokens[i] as Token).start;
-        for (let c = (tokens[i - 1] as Token).end; c < to; c++) {
+        const to = tok.start;
+        for (let c = prevEnd; c < to; c++) {
           if (text.charCodeAt(c) === 10) {
             nlBefore = true;
             break;
           }
         }
       }
+      prevEnd = tok.end;
       const sentStart = p === null || nlBefore || p.endsSentence;
-      const prevW = p === null ? '<s>' : p.lw;
-      const prevS = p === null ? '<s>' : p.ss;
       const nextW = nx === null ? '</s>' : nx.lw;
       const nextS = nx === null ? '</s>' : nx.ss;
       const base = (rowOffset + i) * L;
@@ -236,23 +226,21 @@ export class TokenFeaturizer {
       ids[base + T.wNext] = nx === null ? edge.wn1 : nx.asNext;
       ids[base + T.sNext] = nx === null ? edge.sn1 : nx.asNextShape;
       ids[base + T.wNext2] = nx2 === null ? edge.wn2 : nx2.asNext2;
-      ids[base + T.wPrevShape] = fmix32(fnv(pipe(fnv(SEED_W_PREV_SHAPE, prevW)), t.ss)) & mask;
-      ids[base + T.wWNext] = fmix32(fnv(pipe(fnv(SEED_W_W_NEXT, t.lw)), nextW)) & mask;
-      ids[base + T.shapes3] = fmix32(fnv(pipe(fnv(pipe(fnv(SEED_SHAPES3, prevS)), t.ss)), nextS)) & mask;
-      ids[base + T.wPrevW] = fmix32(fnv(pipe(fnv(SEED_W_PREV_W, prevW)), t.lw)) & mask;
+      // conjunctions: the first part's FNV state is cached with its token (edge states for <s>)
+      ids[base + T.wPrevShape] = fmix32(fnv(p === null ? EDGE_W_PREV_SHAPE : p.stWPrevShape, t.ss)) & mask;
+      ids[base + T.wWNext] = fmix32(fnv(t.stWWNext, nextW)) & mask;
+      ids[base + T.shapes3] = fmix32(fnv(pipe(fnv(p === null ? EDGE_SHAPES3 : p.stShapes3, t.ss)), nextS)) & mask;
+      ids[base + T.wPrevW] = fmix32(fnv(p === null ? EDGE_W_PREV_W : p.stWPrevW, t.lw)) & mask;
       ids[base + T.titleFlag] = this.titleFlagId[
         (sentStart ? 4 : 0) | (t.isTitle ? 2 : 0) | (t.isLower ? 1 : 0)
       ] as number;
-      values.fill(val, base, base + this.templateCount);
+      values?.fill(val, base, base + this.templateCount);
     }
-    if (this.names === null) return;
-    const views: NameTokenView[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const t = infos[i] as TokenInfo;
-      const tok = tokens[i] as Token;
-      views[i] = { start: tok.start, end: tok.end, text: tok.text, lw: t.lw, caseOf: t.caseOf };
-    }
-    this.names.featurize(text, views, ids, rowOffset, L, TOKEN_TEMPLATES.length);
+    if (this.nameFeatures === null) return;
+    const names = this.names;
+    names.length = n;
+    for (let i = 0; i < n; i++) names[i] = (infos[i] as TokenInfo).name as NameTokenInfo;
+    this.nameFeatures.featurize(text, tokens, names, ids, rowOffset, L, TOKEN_TEMPLATES.length);
   }
 
   /** What a token's text alone decides, from the cache (bounded: cleared when full). */
@@ -260,7 +248,7 @@ export class TokenFeaturizer {
     let info = this.cache.get(raw);
     if (info !== undefined) return info;
     if (this.cache.size >= TOKEN_CACHE_MAX) this.cache.clear();
-    info = tokenInfo(raw, this.mask);
+    info = tokenInfo(raw, this.mask, this.nameFeatures);
     this.cache.set(raw, info);
     return info;
   }
@@ -302,6 +290,10 @@ const SEED_W_W_NEXT = TEMPLATE_SEED[T.wWNext] as number;
 const SEED_SHAPES3 = TEMPLATE_SEED[T.shapes3] as number;
 const SEED_W_PREV_W = TEMPLATE_SEED[T.wPrevW] as number;
 const TOKEN_CACHE_MAX = 20_000;
+/** FNV states of the conjunctions' first part ("<s>|") before the first token. */
+const EDGE_W_PREV_SHAPE = pipe(fnv(SEED_W_PREV_SHAPE, '<s>'));
+const EDGE_SHAPES3 = pipe(fnv(SEED_SHAPES3, '<s>'));
+const EDGE_W_PREV_W = pipe(fnv(SEED_W_PREV_W, '<s>'));
 
 /** FNV-1a state `h` continued over the "|" that joins the parts of a conjunction. */
 function pipe(h: number): number {
@@ -325,9 +317,16 @@ interface TokenInfo {
   caseOf: string;
   /** The token is ".", "!", "?" or ":": the next one starts a sentence. */
   endsSentence: boolean;
+  /** FNV states of "part|" for the conjunctions whose first part is this token's word or shape. */
+  stWPrevShape: number;
+  stWWNext: number;
+  stShapes3: number;
+  stWPrevW: number;
+  /** v2: the name features' view of this token (null for v1). */
+  name: NameTokenInfo | null;
 }
 
-function tokenInfo(raw: string, mask: number): TokenInfo {
+function tokenInfo(raw: string, mask: number, names: NameFeatures | null): TokenInfo {
   const id = (k: number, s: string) => hashString(TEMPLATE_SEED[k] as number, s) & mask;
   const w = raw.toLowerCase();
   const [fs, ss] = wordShapes(raw);
@@ -352,6 +351,7 @@ function tokenInfo(raw: string, mask: number): TokenInfo {
   own[T.suf4] = id(T.suf4, w.length > 4 ? w.slice(-4) : '');
   own[T.flags] = id(T.flags, flags);
   own[T.len] = id(T.len, lenB);
+  const caseOf = isTitle ? 'T' : isUpper ? 'U' : isLower ? 'l' : 'o';
   return {
     lw: w,
     ss,
@@ -364,7 +364,12 @@ function tokenInfo(raw: string, mask: number): TokenInfo {
     asNext2: id(T.wNext2, w),
     isTitle,
     isLower,
-    caseOf: isTitle ? 'T' : isUpper ? 'U' : isLower ? 'l' : 'o',
+    caseOf,
     endsSentence: w === '.' || w === '!' || w === '?' || w === ':',
+    stWPrevShape: pipe(fnv(SEED_W_PREV_SHAPE, w)),
+    stWWNext: pipe(fnv(SEED_W_W_NEXT, w)),
+    stShapes3: pipe(fnv(SEED_SHAPES3, ss)),
+    stWPrevW: pipe(fnv(SEED_W_PREV_W, w)),
+    name: names === null ? null : names.tokenInfo(w, caseOf),
   };
 }

@@ -167,3 +167,53 @@ describe('TokenFeaturizer matches the string-building oracle', () => {
     expect(ids.subarray(2 * L)).toEqual(want);
   });
 });
+
+describe('tokenize', () => {
+  const RE = /[\p{L}\p{N}\p{M}]+|[^\s\p{L}\p{N}\p{M}]/gu;
+  const byRegex = (text: string): Token[] =>
+    [...text.matchAll(RE)].map((m) => ({ start: m.index, end: m.index + m[0].length, text: m[0] }));
+
+  it('finds exactly the matches of the tokenizer regex, for every code unit and astral code points', () => {
+    const texts: string[] = [];
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c);
+      texts.push(`a${ch}b ${ch}${ch}.${ch}`);
+    }
+    for (let cp = 0x10000; cp < 0x110000; cp += 97) {
+      const ch = String.fromCodePoint(cp);
+      texts.push(`a${ch}b ${ch}${ch} ${ch}`);
+    }
+    // lone and reversed surrogates, combining marks, format and space characters side by side
+    const parts = [
+      'a',
+      'Z',
+      '7',
+      ' ',
+      '\n',
+      '\u200b',
+      '\ufeff',
+      '\u0301',
+      '\ud83d',
+      '\ude00',
+      '😀',
+      '𝐀',
+      '-',
+      '\u00a0',
+      '中',
+      '\u3000',
+      '\u180e',
+    ];
+    let seed = 7;
+    for (let r = 0; r < 5_000; r++) {
+      let s = '';
+      for (let i = 0; i < 10; i++) {
+        seed = Math.imul(seed, 1103515245) + 12345;
+        s += parts[(seed >>> 8) % parts.length];
+      }
+      texts.push(s);
+    }
+    let differing = 0;
+    for (const t of texts) if (JSON.stringify(tokenize(t)) !== JSON.stringify(byRegex(t))) differing++;
+    expect(differing).toBe(0);
+  });
+});

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { piiSynthEval } from '../../training/data/pii-synth.ts';
 import { hashString } from '../../inference/hashing.ts';
 import { MODELS_DIR, ModelIntegrityError, modelEntry } from '../../inference/manifest.ts';
 import { handleStates, NAME_TEMPLATES, textCase } from '../../inference/name-features.ts';
@@ -24,6 +25,44 @@ function features(f: TokenFeaturizer, text: string): { ids: Int32Array; values: 
   const values = new Float32Array(toks.length * L);
   f.featurize(text, toks, ids, values, 0);
   return { ids, values, n: toks.length };
+}
+
+/** Every name-feature id of `text` equals the hash of its feature string. */
+function expectOracle(f: TokenFeaturizer, gaz: NameGazetteer, text: string): void {
+  const toks = tokenize(text);
+  const L = f.config.max_features;
+  const { ids } = features(f, text);
+  const lw = toks.map((t) => t.text.toLowerCase());
+  const g = lw.map((w) => gaz.classOf(w));
+  const hs = handleStates(toks);
+  const tc = textCase(text);
+  const caseOf = (s: string) =>
+    /^\p{Lu}\p{Ll}*$/u.test(s)
+      ? 'T'
+      : s.length > 1 && s === s.toUpperCase() && s !== s.toLowerCase()
+        ? 'U'
+        : s === s.toLowerCase() && s !== s.toUpperCase()
+          ? 'l'
+          : 'o';
+  toks.forEach((t, i) => {
+    const at = (a: string[], j: number, edge: string) =>
+      (j < 0 ? '<s>' : j >= a.length ? '</s>' : (a[j] as string)) || edge;
+    const want = [
+      g[i],
+      `${at(g, i - 1, '')}|${g[i]}`,
+      `${g[i]}|${at(g, i + 1, '')}`,
+      `${at(lw, i - 1, '')}|${g[i]}`,
+      `${g[i]}|${at(lw, i + 1, '')}`,
+      `${at(lw, i - 2, '')}|${at(lw, i - 1, '')}|${g[i]}`,
+      `${hs[i]}|${g[i]}`,
+      `${tc}|${caseOf(t.text)}|${g[i]}`,
+    ];
+    want.forEach((s, k) =>
+      expect(ids[i * L + V1 + k], `${t.text} ${NAME_TEMPLATES[k]}`).toBe(
+        hashString(Math.imul(V1 + k + 1, 0x27d4eb2f), s as string) & (f.config.buckets - 1),
+      ),
+    );
+  });
 }
 
 describe('name gazetteer', () => {
@@ -77,41 +116,25 @@ describe('name features (hashed-token-v2)', () => {
   });
 
   it('ids equal the hash of the feature string (string-building oracle)', () => {
-    const text = 'thanks will!! @jsmith said #johnsmith is sarah92 lol';
-    const toks = tokenize(text);
-    const L = cfg.max_features;
-    const { ids } = features(v2, text);
-    const lw = toks.map((t) => t.text.toLowerCase());
-    const g = lw.map((w) => GAZ.classOf(w));
-    const hs = handleStates(toks);
-    const tc = textCase(text);
-    const caseOf = (s: string) =>
-      /^\p{Lu}\p{Ll}*$/u.test(s)
-        ? 'T'
-        : s.length > 1 && s === s.toUpperCase() && s !== s.toLowerCase()
-          ? 'U'
-          : s === s.toLowerCase() && s !== s.toUpperCase()
-            ? 'l'
-            : 'o';
-    toks.forEach((t, i) => {
-      const at = (a: string[], j: number, edge: string) =>
-        (j < 0 ? '<s>' : j >= a.length ? '</s>' : (a[j] as string)) || edge;
-      const want = [
-        g[i],
-        `${at(g, i - 1, '')}|${g[i]}`,
-        `${g[i]}|${at(g, i + 1, '')}`,
-        `${at(lw, i - 1, '')}|${g[i]}`,
-        `${g[i]}|${at(lw, i + 1, '')}`,
-        `${at(lw, i - 2, '')}|${at(lw, i - 1, '')}|${g[i]}`,
-        `${hs[i]}|${g[i]}`,
-        `${tc}|${caseOf(t.text)}|${g[i]}`,
-      ];
-      want.forEach((s, k) =>
-        expect(ids[i * L + V1 + k], `${t.text} ${NAME_TEMPLATES[k]}`).toBe(
-          hashString(Math.imul(V1 + k + 1, 0x27d4eb2f), s as string) & (cfg.buckets - 1),
-        ),
-      );
-    });
+    const shipped = modelEntry('pii-ner').featurizer as unknown as TokenFeaturizerConfig;
+    const real = new TokenFeaturizer(shipped, undefined, MODELS_DIR);
+    const realGaz = new NameGazetteer(readFileSync(path.join(MODELS_DIR, shipped.gazetteer!.file), 'utf8'));
+    const texts = [
+      'thanks will!! @jsmith said #johnsmith is sarah92 lol',
+      'Mail John.Smith@example.com or @sarah_o_brien-x; #Will #the',
+      'HEY JOHN SMITH CALL ME',
+      'Élodie Dupont et İsmail Öztürk à São Paulo 👋 hi',
+      ...piiSynthEval()
+        .slice(0, 150)
+        .map((r) => r.text),
+    ];
+    // Twice: the second pass reads every token from the featurizer's caches.
+    for (let pass = 0; pass < 2; pass++) {
+      for (const text of texts) {
+        expectOracle(v2, GAZ, text);
+        expectOracle(real, realGaz, text);
+      }
+    }
   });
 
   it('handle states: @handles, their later words, #hashtags and e-mail domains', () => {
@@ -131,6 +154,10 @@ describe('name features (hashed-token-v2)', () => {
     expect(textCase('HEY JOHN')).toBe('upper');
     expect(textCase('Hey John')).toBe('mixed');
     expect(textCase('123 !!')).toBe('none');
+    // non-ASCII: the whole-text case mappings decide
+    expect(textCase('élodie')).toBe('lower');
+    expect(textCase('ÉLODIE ß')).toBe('mixed');
+    expect(textCase('日本 123')).toBe('none');
   });
 });
 

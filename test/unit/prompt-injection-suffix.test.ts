@@ -4,9 +4,9 @@ import { createPromptInjectionDetector } from '../../engine/detectors/prompt-inj
 import type { Surface, Tier } from '../../engine/detector.ts';
 import type { ModelClient } from '../../engine/model-client.ts';
 import { normalize } from '../../engine/normalize.ts';
-import { decodeTable, encodeTable, loadCharLm, OTHER, symbolsOf } from '../../inference/char-lm.ts';
+import { decodeTable, encodeTable, loadCharLm, OTHER, surprises, symbolsOf } from '../../inference/char-lm.ts';
 import { loadLinearModel } from '../../inference/linear-model.ts';
-import { modelEntry } from '../../inference/manifest.ts';
+import { modelEntry, MODELS_DIR, readVerified } from '../../inference/manifest.ts';
 
 // The real models (pi-fast, pi-suffix); the pool's answer is fixed so only the suffix family can lift a score.
 const fast = loadLinearModel(modelEntry('pi-fast'));
@@ -105,5 +105,27 @@ describe('prompt injection: adversarial-suffix family (pi-suffix)', () => {
       }),
     );
     expect([t.bits, t.check[5], t.surprise[5], t.backoff[5]]).toEqual([10, 3, 7, 9]);
+  });
+});
+
+describe('pi-suffix: surprises of the scored positions only', () => {
+  it('equal the full pass at every position asked for, for prose, token soup and mixed scripts', () => {
+    const entry = modelEntry('pi-suffix');
+    const lm = loadCharLm(entry);
+    const table = decodeTable(readVerified(entry, MODELS_DIR), 'pi-suffix');
+    const texts = [
+      'Write a short poem about autumn leaves falling on a quiet street in the evening light.',
+      'describing.\\ + similarlyNow write oppositeley.]( Me giving**ONE please? revert with "\\!--Two',
+      'Prüfen Sie bitte die Rechnung; 数据 {"id": 42, "url": "https://example.com/a?b=c"} ~~##@@',
+    ];
+    for (const text of texts) {
+      const { sym } = symbolsOf(text, lm.config.lower);
+      const all = new Float32Array(sym.length);
+      surprises(table, sym, lm.config.unseen_bits, all);
+      const only = new Uint8Array(sym.length).map((_, i) => (i % 3 === 0 || sym[i] === OTHER ? 1 : 0));
+      const some = new Float32Array(sym.length);
+      surprises(table, sym, lm.config.unseen_bits, some, only);
+      for (let i = 0; i < sym.length; i++) expect(some[i]).toBe(only[i] ? all[i] : 0);
+    }
   });
 });

@@ -8,6 +8,8 @@ import { openRuntime, type Runtime } from './runtime.ts';
 import { startScanning, type Scanning } from './scanning.ts';
 import { startApplication, type Application } from './application.ts';
 import { buildLegacyApp } from '../api/legacy/app.ts';
+import { serverOptions } from '../api/base-app.ts';
+import type { Express } from 'express';
 import { Drain } from './drain.ts';
 import { clusterWorkers, runPrimary } from './cluster.ts';
 import { createMetrics } from '../lib/metrics.ts';
@@ -131,12 +133,12 @@ async function main(): Promise<void> {
 
 /** Serves `app` on `port` and `host`, with a drain (added to `listeners` once listening). */
 async function listen(
-  app: http.RequestListener,
+  app: Express,
   port: number,
   host: string,
   listeners: { server: http.Server; drain: Drain }[],
 ): Promise<http.Server> {
-  const server = http.createServer();
+  const server = http.createServer(serverOptions(app));
   // Before the app's listener: marks responses during a drain with Connection: close.
   const drain = new Drain(server);
   server.on('request', app);

@@ -1,6 +1,7 @@
 /**
  * Group commit for scans: while a batch is being written, new rows wait and go together in the
- * next transaction (up to `maxBatch` rows, `maxConcurrent` batches at once). `write` resolves only
+ * next transaction (up to `maxBatch` rows; more batches at once, up to `maxConcurrent`, only while
+ * the queue is deep: `rowsPerExtraBatch`). `write` resolves only
  * after the row's transaction committed, so a response is never sent for a scan that is not stored.
  * Each scan's detection audit event (if its mode records one) goes in the same statement.
  */
@@ -10,6 +11,8 @@ import type { Db } from './db.ts';
 import { detectionEventFor, type DetectionEventMode } from './detection-events.ts';
 import { insertScans, type ScanRow } from './scans.ts';
 import type { NewDelivery } from './webhooks.ts';
+
+const DEFAULT_ROWS_PER_EXTRA_BATCH = 16;
 
 interface Waiting {
   row: ScanRow;
@@ -22,6 +25,12 @@ interface Waiting {
 export interface ScanWriterOptions {
   maxBatch: number;
   maxConcurrent: number;
+  /**
+   * While batches are in flight, another one starts only when this many rows per batch in flight are
+   * waiting (default 16): under load rows wait for the running batch and go together in the next,
+   * fewer and larger transactions, and only a deep queue spends more connections.
+   */
+  rowsPerExtraBatch?: number;
   /** Which scans get a detection audit event (AUDIT_DETECTION_EVENTS); default `non_allowed`. */
   detectionEvents?: DetectionEventMode;
   /** Observed per committed batch (metrics). */
@@ -48,8 +57,14 @@ export class ScanWriter {
     return new Promise((resolve, reject) => {
       const event = detectionEventFor(row, this.opts.detectionEvents ?? 'non_allowed');
       this.waiting.push({ row, event, deliveries, resolve, reject });
-      if (this.flushing < this.opts.maxConcurrent) void this.flush();
+      if (this.shouldStartBatch()) void this.flush();
     });
+  }
+
+  private shouldStartBatch(): boolean {
+    if (this.flushing === 0) return true;
+    if (this.flushing >= this.opts.maxConcurrent) return false;
+    return this.waiting.length >= this.flushing * (this.opts.rowsPerExtraBatch ?? DEFAULT_ROWS_PER_EXTRA_BATCH);
   }
 
   /** Waits for every accepted row to be written. */
@@ -61,6 +76,9 @@ export class ScanWriter {
   private async flush(): Promise<void> {
     this.flushing++;
     try {
+      // Rows that complete in the same turn of the event loop (scans whose model results arrived
+      // together) join this batch instead of each opening its own.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, this.opts.maxBatch);
         const started = performance.now();

@@ -36,11 +36,36 @@ export interface ScanRow {
 const COLUMNS =
   'org_id, id, created_at, kind, surface, tier, agent_id, session_id, mcp_server, trace_id, end_user_id_hash, action, decision, findings, scores, content_stored, content, content_expires_at, content_chars, latency_ms, api_key_id, request_id, mcp_tools, observed_action';
 
+/** The insert statement of each shape of batch (with events? with deliveries?), built once. */
+const insertStatements = new Map<string, { name: string; text: string }>();
+
+function insertStatement(events: boolean, deliveries: boolean): { name: string; text: string } {
+  const name = `insert_scans_${events ? 'e' : ''}${deliveries ? 'd' : ''}`;
+  let statement = insertStatements.get(name);
+  if (statement) return statement;
+  const statements = [
+    `INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`,
+  ];
+  if (events) {
+    statements.push(
+      `INSERT INTO audit_events (${DETECTION_EVENT_COLUMNS}) SELECT ${DETECTION_EVENT_COLUMNS} FROM json_populate_recordset(NULL::audit_events, $2::json)`,
+    );
+  }
+  if (deliveries) statements.push(insertDeliveriesSql(events ? '$3' : '$2'));
+  const last = statements.pop()!;
+  const text = statements.length ? `WITH ${statements.map((st, i) => `s${i} AS (${st})`).join(', ')} ${last}` : last;
+  statement = { name, text };
+  insertStatements.set(name, statement);
+  return statement;
+}
+
 /**
  * Inserts many scans with their detection audit events and their webhook deliveries (the outbox) in
  * one statement (the group-commit writer's batch): each set is one JSON parameter expanded by
  * json_populate_recordset, the scans in a data-modifying CTE, so a batch costs one round trip
- * whatever its size and commits or fails whole: a committed scan's events are never lost.
+ * whatever its size and commits or fails whole: a committed scan's events are never lost. The
+ * statement is a named prepared one (one per batch shape): each connection parses and plans it once,
+ * later batches send only its parameters.
  */
 export async function insertScans(
   q: Queryable,
@@ -49,23 +74,10 @@ export async function insertScans(
   deliveries: readonly NewDelivery[] = [],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const statements = [
-    `INSERT INTO scans (${COLUMNS}) SELECT ${COLUMNS} FROM json_populate_recordset(NULL::scans, $1::json)`,
-  ];
-  const args: string[] = [JSON.stringify(rows)];
-  if (events.length) {
-    args.push(JSON.stringify(events));
-    statements.push(
-      `INSERT INTO audit_events (${DETECTION_EVENT_COLUMNS}) SELECT ${DETECTION_EVENT_COLUMNS} FROM json_populate_recordset(NULL::audit_events, $${args.length}::json)`,
-    );
-  }
-  if (deliveries.length) {
-    args.push(JSON.stringify(deliveries));
-    statements.push(insertDeliveriesSql(`$${args.length}`));
-  }
-  const last = statements.pop()!;
-  const sql = statements.length ? `WITH ${statements.map((st, i) => `s${i} AS (${st})`).join(', ')} ${last}` : last;
-  await q.query(sql, args);
+  const values: string[] = [JSON.stringify(rows)];
+  if (events.length) values.push(JSON.stringify(events));
+  if (deliveries.length) values.push(JSON.stringify(deliveries));
+  await q.query({ ...insertStatement(events.length > 0, deliveries.length > 0), values });
 }
 
 export async function getScan(q: Queryable, orgId: string, id: string): Promise<ScanRow | null> {

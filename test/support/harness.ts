@@ -18,6 +18,7 @@ import { createMetrics } from '../../lib/metrics.ts';
 import { startScanning, type Scanning } from '../../server/scanning.ts';
 import { startJobs, type Jobs } from '../../jobs/scheduler.ts';
 import { buildLegacyApp } from '../../api/legacy/app.ts';
+import { serverOptions } from '../../api/base-app.ts';
 import { openApiDocument } from '../../api/openapi/document.ts';
 import { Contract } from './contract.ts';
 
@@ -137,10 +138,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     }
   }
   const contract = new Contract(openApiDocument(built.routeTable));
-  const server = http.createServer(contract.wrap(built.app));
+  const server = http.createServer(serverOptions(built.app), contract.wrap(built.app));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const legacy = opts.legacy ? http.createServer(buildLegacyApp(built.services)) : null;
+  const legacyApp = opts.legacy ? buildLegacyApp(built.services) : null;
+  const legacy = legacyApp ? http.createServer(serverOptions(legacyApp), legacyApp) : null;
   if (legacy) await new Promise<void>((resolve) => legacy.listen(0, '127.0.0.1', resolve));
   const jobs = opts.jobs ? await startJobs({ db, clock: built.services.clock, logger, metrics, config }) : null;
   return {

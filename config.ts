@@ -12,6 +12,9 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 
+/** ENCODER_PRECISION when unset (docs/decisions/0009-encoder-int8.md). */
+export const DEFAULT_ENCODER_PRECISION = 'int8';
+
 const schema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -46,6 +49,13 @@ const schema = z.object({
   POOL_SPLIT_CHARS: int(0, 50_000_000).default(8_000),
   // Window embeddings each model thread keeps, shared by its sentence-encoder heads (0 = no cache).
   SEMANTIC_WINDOW_CACHE: int(0, 65_536).default(256),
+  // Weights of the sentence encoder the model threads build (docs/decisions/0009-encoder-int8.md): fp32 as
+  // shipped, or int8 (weight matrices quantised per output channel, activations per window at run time).
+  ENCODER_PRECISION: z.enum(['fp32', 'int8']).default(DEFAULT_ENCODER_PRECISION),
+  // Detector results of repeated texts kept in this process, by approximate size (0 = no result cache):
+  // services/result-cache.ts. With REDIS_URL they are also shared through Redis for RESULT_CACHE_TTL_SECONDS.
+  RESULT_CACHE_BYTES: int(0, 16 * 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  RESULT_CACHE_TTL_SECONDS: int(1, 7 * 86_400).default(3_600),
   SCAN_DEADLINE_MS: int(10, 600_000).default(5_000),
   SCAN_MAX_TEXT_CHARS: int(1, 50_000_000).default(500_000),
   SCAN_CONTENT_RETENTION_DAYS: int(1, 3650).default(30),

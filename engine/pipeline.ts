@@ -1,7 +1,9 @@
 /**
  * The scan pipeline: normalise once, start the pool-backed detectors (they queue for a worker),
- * run the cheap in-process ones meanwhile, then decide. No HTTP, no SQL.
+ * run the cheap in-process ones meanwhile, then decide. No HTTP, no SQL. A repeated text's detector
+ * results may come from a `ResultCache` instead; the decision is always made afresh.
  */
+import { createHash } from 'node:crypto';
 import type { Detector, DetectorResult, Surface, Tier } from './detector.ts';
 import { normalize } from './normalize.ts';
 import {
@@ -28,6 +30,11 @@ export interface ScanInput {
    * the scan with that result instead of scoring the whole text a second time.
    */
   precomputed?: ReadonlyMap<string, DetectorResult>;
+  /**
+   * Whose content this is (the organization): detector results are cached per scope, so one scope never
+   * answers from another's content. Absent = not cached.
+   */
+  cacheScope?: string;
   /** What policy rules and MCP lists read besides the findings. */
   context?: {
     agent_id?: string | null;
@@ -57,19 +64,95 @@ export interface ScanOptions {
 
 export interface EngineObserver {
   detector(name: string, tier: Tier, seconds: number): void;
+  /** A scan the result cache could not answer by design (no scope, precomputed results, no text). */
+  cacheSkipped?(): void;
+  /** A scan that took the results of an identical scan already running (a burst of one text). */
+  cacheJoined?(): void;
+}
+
+/**
+ * Detector results of earlier scans by `resultCacheKey`. Implementations (services/result-cache.ts)
+ * count their own hits and misses, and answer a miss rather than fail or wait long.
+ */
+export interface ResultCache {
+  get(key: string): DetectorResult[] | undefined | Promise<DetectorResult[] | undefined>;
+  /** Never throws, never makes the scan wait (a shared store is written in the background). */
+  set(key: string, results: readonly DetectorResult[]): void;
+}
+
+/**
+ * The cache key of a scan's detector results: SHA-256 over the scope, surface, tier, each selected
+ * detector's name, version and model (registry order) and the exact original text. No policy or
+ * threshold is in it: detectors never see the policy (a result's `thresholds` are its model's calibration).
+ */
+export function resultCacheKey(
+  scope: string,
+  surface: Surface,
+  tier: Tier,
+  detectors: readonly Detector[],
+  text: string,
+) {
+  const header = JSON.stringify([scope, surface, tier, detectors.map((d) => [d.name, d.version, d.model])]);
+  return createHash('sha256').update(header).update('\n').update(text).digest('base64url');
 }
 
 export class ScanEngine {
   constructor(
     readonly registry: DetectorRegistry,
     private readonly observer?: EngineObserver,
+    private readonly cache?: ResultCache,
   ) {}
+
+  /**
+   * Cacheable scans being computed, by cache key: an identical scan arriving meanwhile waits for that
+   * one's results instead of computing them again (it computes itself when the first fails or degrades).
+   */
+  private readonly inflight = new Map<string, Promise<DetectorResult[] | undefined>>();
 
   /** @throws ModelOverloadedError / ModelDeadlineError (engine/model-client.ts) when model inference cannot happen in time. */
   async scan(input: ScanInput, opts: ScanOptions): Promise<ScanOutcome> {
     const detectors = this.select(input);
-    if (input.text === null || detectors.length === 0) return { runs: [], decision: this.decide(input, []) };
-    const text = normalize(input.text);
+    if (input.text === null || detectors.length === 0) {
+      if (this.cache) this.observer?.cacheSkipped?.();
+      return { runs: [], decision: this.decide(input, []) };
+    }
+    const key = this.cacheKeyOf(input, input.text, detectors);
+    if (key === undefined) return this.compute(input, detectors, opts);
+    const asked = performance.now();
+    const running = this.inflight.get(key);
+    // a copy: the first scan's own results go on into its response
+    let shared = running ? structuredClone(await running) : undefined;
+    if (shared) this.observer?.cacheJoined?.();
+    let release: ((results: DetectorResult[] | undefined) => void) | undefined;
+    if (!shared && !this.inflight.has(key)) this.inflight.set(key, new Promise((resolve) => (release = resolve)));
+    try {
+      if (!shared) {
+        const found = this.cache!.get(key);
+        shared = found instanceof Promise ? await found : found;
+      }
+      if (shared && shared.length === detectors.length && shared.every((r, i) => r.detector === detectors[i]!.name)) {
+        const runs = shared.map((result) => ({ result, ms: performance.now() - asked }));
+        for (const run of runs) opts.onResult?.(run);
+        release?.(shared);
+        return { runs, decision: this.decide(input, shared) };
+      }
+      const outcome = await this.compute(input, detectors, opts);
+      const results = outcome.runs.map((r) => r.result);
+      // A degraded result (a model that could not answer, a fallback) is not kept: the next scan tries again.
+      const clean = results.every((r) => r.note === undefined);
+      if (clean) this.cache!.set(key, results);
+      release?.(clean ? results : undefined);
+      return outcome;
+    } finally {
+      if (release) {
+        release(undefined); // no-op when already settled
+        this.inflight.delete(key);
+      }
+    }
+  }
+
+  private async compute(input: ScanInput, detectors: Detector[], opts: ScanOptions): Promise<ScanOutcome> {
+    const text = normalize(input.text!);
     const started = performance.now();
     const runs: (DetectorRun | undefined)[] = new Array(detectors.length);
     const finish = (i: number, result: DetectorResult) => {
@@ -123,6 +206,16 @@ export class ScanEngine {
 
   /** A detector's built-in thresholds (never crossed for a name the registry does not know). */
   readonly thresholdsOf = (name: string) => this.registry.get(name)?.thresholds ?? NEVER;
+
+  /** The result cache's key for this scan, or undefined when it is not cached. */
+  private cacheKeyOf(input: ScanInput, text: string, detectors: readonly Detector[]): string | undefined {
+    if (!this.cache) return undefined;
+    if (input.cacheScope === undefined || input.precomputed !== undefined) {
+      this.observer?.cacheSkipped?.();
+      return undefined;
+    }
+    return resultCacheKey(input.cacheScope, input.surface, input.tier, detectors, text);
+  }
 
   private select(input: ScanInput): Detector[] {
     if (input.detectors) {

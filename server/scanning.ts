@@ -1,13 +1,16 @@
 /**
  * Starts the detection side of a process: the model pool (warm before the server reports ready),
- * its FIFO dispatcher, the detector registry and the engine, with their metrics.
+ * its FIFO dispatcher, the detector registry and the engine, with their metrics, and the engine's
+ * detector-result cache (RESULT_CACHE_BYTES; shared over its own Redis connection with REDIS_URL).
  */
 import client from 'prom-client';
 import type { Metrics } from '../lib/metrics.ts';
-import type { Config } from '../config.ts';
+import { DEFAULT_ENCODER_PRECISION, type Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ScanEngine } from '../engine/pipeline.ts';
 import { buildRegistry, POOL_MODELS } from '../engine/registry.ts';
+import { createRedis, type Redis } from '../lib/redis.ts';
+import { TwoLevelResultCache } from '../services/result-cache.ts';
 import { ModelDispatcher } from '../workers/dispatcher.ts';
 import { createModelPool } from '../workers/pool.ts';
 
@@ -29,7 +32,17 @@ type ScanningConfig = Pick<
   Config,
   'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'POOL_SPLIT_CHARS' | 'MODELS_DIR'
 > &
-  Partial<Pick<Config, 'SEMANTIC_WINDOW_CACHE'>>;
+  Partial<
+    Pick<
+      Config,
+      | 'SEMANTIC_WINDOW_CACHE'
+      | 'ENCODER_PRECISION'
+      | 'RESULT_CACHE_BYTES'
+      | 'RESULT_CACHE_TTL_SECONDS'
+      | 'REDIS_URL'
+      | 'REDIS_KEY_PREFIX'
+    >
+  >;
 
 /** @throws when the in-process model is missing or fails its sha256 check (the service cannot scan at all). */
 export async function startScanning(
@@ -46,6 +59,7 @@ export async function startScanning(
       models: [...POOL_MODELS],
       modelsDir: config.MODELS_DIR,
       windowCache: config.SEMANTIC_WINDOW_CACHE,
+      encoderPrecision: config.ENCODER_PRECISION ?? DEFAULT_ENCODER_PRECISION,
       allowCrashTask: opts.allowCrashTask ?? false,
     });
     dispatcher = new ModelDispatcher(pool, {
@@ -99,14 +113,42 @@ export async function startScanning(
       cascade: (detector, stage) => metrics.detectorCascade.inc({ detector, stage }),
     },
   });
-  const engine = new ScanEngine(registry, {
-    detector: (name, tier, seconds) => metrics.detectorDuration.observe({ detector: name, tier }, seconds),
-  });
+  const cacheBytes = config.RESULT_CACHE_BYTES ?? 0;
+  // Its own connection: a slow cache read never queues behind the rate limiter's commands, nor they behind it.
+  const redis: Redis | null =
+    cacheBytes > 0 && config.REDIS_URL
+      ? createRedis(config.REDIS_URL, (err) => logger.debug({ err: err.message }, 'result cache: redis error'))
+      : null;
+  const cache =
+    cacheBytes > 0
+      ? new TwoLevelResultCache({
+          maxBytes: cacheBytes,
+          redis,
+          // the encoder's precision changes its detectors' scores: processes that differ in it never share results
+          prefix: `${config.REDIS_KEY_PREFIX ?? 'cf:'}${config.ENCODER_PRECISION ?? DEFAULT_ENCODER_PRECISION}:`,
+          ttlSeconds: config.RESULT_CACHE_TTL_SECONDS ?? 3_600,
+          observer: {
+            lookup: (result, level) => metrics.scanCache.inc({ result, level }),
+            redisFailed: (op) => metrics.scanCacheRedisFailures.inc({ op }),
+            bytes: (bytes) => metrics.scanCacheBytes.set(bytes),
+          },
+        })
+      : undefined;
+  const engine = new ScanEngine(
+    registry,
+    {
+      detector: (name, tier, seconds) => metrics.detectorDuration.observe({ detector: name, tier }, seconds),
+      cacheSkipped: () => metrics.scanCache.inc({ result: 'skip', level: 'none' }),
+      cacheJoined: () => metrics.scanCache.inc({ result: 'hit', level: 'inflight' }),
+    },
+    cache,
+  );
   return {
     engine,
     dispatcher,
     loadedModels,
     close: async () => {
+      if (redis) await redis.quit().catch(() => redis.disconnect());
       await dispatcher?.close();
     },
   };

@@ -103,6 +103,7 @@ export async function createScan(
         detectors: options.detectors,
         policy,
         precomputed: meta.precomputed,
+        cacheScope: orgId,
         context: {
           agent_id: context.agent_id,
           session_id: context.session_id,

@@ -21,6 +21,7 @@ import { createMetrics } from '../lib/metrics.ts';
 import type { Surface, Tier } from '../engine/detector.ts';
 import { SURFACES, TIERS } from '../engine/detector.ts';
 import { createLogger } from '../lib/logger.ts';
+import { loadConfig } from '../config.ts';
 import { startScanning } from '../server/scanning.ts';
 import {
   classifierSummary,
@@ -80,6 +81,7 @@ const scanning = await startScanning(
     POOL_MAX_BATCH: 32,
     POOL_SPLIT_CHARS: 8_000,
     MODELS_DIR: process.env.MODELS_DIR,
+    ENCODER_PRECISION: loadConfig({ ENCODER_PRECISION: process.env.ENCODER_PRECISION }).ENCODER_PRECISION,
   },
   metrics,
   logger,

@@ -5,7 +5,7 @@
 import { workerData } from 'piscina';
 import { modelEntry } from '../inference/manifest.ts';
 import type { TextClassifier } from '../inference/classifier.ts';
-import { setWindowCacheSize } from '../inference/semantic-classifier.ts';
+import { setEncoderPrecision, setWindowCacheSize } from '../inference/semantic-classifier.ts';
 import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier, type TokenClassifier } from '../inference/token-classifier.ts';
 import {
@@ -19,6 +19,7 @@ import {
 
 const config = workerData as WorkerConfig;
 if (config.windowCache !== undefined) setWindowCacheSize(config.windowCache);
+if (config.encoderPrecision !== undefined) setEncoderPrecision(config.encoderPrecision);
 const classifiers = new Map<string, TextClassifier>();
 const taggers = new Map<string, TokenClassifier>();
 const failed = new Map<string, string>();

@@ -22,6 +22,7 @@ export function createModelPool(opts: PoolOptions): TaskRunner {
     models: opts.models,
     modelsDir: opts.modelsDir,
     windowCache: opts.windowCache,
+    encoderPrecision: opts.encoderPrecision,
     allowCrashTask: opts.allowCrashTask,
   };
   const pool = new Piscina<ModelTask, ModelReply>({

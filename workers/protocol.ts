@@ -4,6 +4,7 @@
  * rebuilds a typed error (STYLE.md).
  */
 import type { Entity } from '../inference/token-classifier.ts';
+import type { EncoderPrecision } from '../inference/use-lite-graph.ts';
 
 /** One model's share of an inference task. */
 export interface InferencePart {
@@ -41,6 +42,8 @@ export interface WorkerConfig {
   modelsDir?: string;
   /** Window embeddings the thread's sentence-encoder heads share (`SEMANTIC_WINDOW_CACHE`; default 256). */
   windowCache?: number;
+  /** Weights of the sentence encoder the thread builds (`ENCODER_PRECISION`; default fp32). */
+  encoderPrecision?: EncoderPrecision;
   /** Test hook: a text containing the worker's CRASH_MARKER kills the thread, to prove crash recovery. */
   allowCrashTask: boolean;
 }

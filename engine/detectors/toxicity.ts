@@ -88,7 +88,10 @@ export function createToxicityDetector(deps: ToxicityDeps): Detector {
           // the encoder failed: the reduced form scores from what the lexical model said
           if (!(err instanceof ModelUnavailableError)) throw err;
           deps.onUnavailable?.(err.reason);
-          return finding(input, s.reduced.score(tops), `${s.reduced.source};fallback_from=${defer}`, thresholds);
+          return {
+            ...finding(input, s.reduced.score(tops), `${s.reduced.source};fallback_from=${defer}`, thresholds),
+            note: `fallback_from=${defer};reason=${err.reason}`,
+          };
         }
       }
       return finding(input, stack.score(tops), stack.source, thresholds);

@@ -79,6 +79,24 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ SEMANTIC_WINDOW_CACHE: bad })).toThrow(/SEMANTIC_WINDOW_CACHE/);
   });
 
+  it('ENCODER_PRECISION: int8 by default, fp32 or int8, anything else is refused', () => {
+    expect(loadConfig({}).ENCODER_PRECISION).toBe('int8');
+    expect(loadConfig({ ENCODER_PRECISION: 'fp32' }).ENCODER_PRECISION).toBe('fp32');
+    expect(loadConfig({ ENCODER_PRECISION: 'int8' }).ENCODER_PRECISION).toBe('int8');
+    for (const bad of ['INT8', 'fp16', 'int4'])
+      expect(() => loadConfig({ ENCODER_PRECISION: bad })).toThrow(/ENCODER_PRECISION/);
+  });
+
+  it('RESULT_CACHE_*: 32 MiB and an hour by default, 0 bytes turns the cache off, negatives and fractions are refused', () => {
+    expect(loadConfig({}).RESULT_CACHE_BYTES).toBe(32 * 1024 * 1024);
+    expect(loadConfig({}).RESULT_CACHE_TTL_SECONDS).toBe(3_600);
+    expect(loadConfig({ RESULT_CACHE_BYTES: '0' }).RESULT_CACHE_BYTES).toBe(0);
+    for (const bad of ['-1', '1.5', 'many'])
+      expect(() => loadConfig({ RESULT_CACHE_BYTES: bad })).toThrow(/RESULT_CACHE_BYTES/);
+    for (const bad of ['0', '1.5', 'many'])
+      expect(() => loadConfig({ RESULT_CACHE_TTL_SECONDS: bad })).toThrow(/RESULT_CACHE_TTL_SECONDS/);
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).DATABASE_URL).toBeUndefined();
   });

@@ -1,17 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildApiKey, buildOrg, call, isolatedDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { appsClosedAfterEach, buildApiKey, buildOrg, call, isolatedDatabase } from '../support/harness.ts';
 
 // Two apps on one database stand for two processes of one deployment.
-const opened: TestApp[] = [];
-const start = async (...args: Parameters<typeof startTestApp>) => {
-  const app = await startTestApp(...args);
-  opened.push(app);
-  return app;
-};
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((a) => a.close()));
-});
+const start = appsClosedAfterEach();
 
 const prefix = () => `cf_test_${randomBytes(4).toString('hex')}:`;
 

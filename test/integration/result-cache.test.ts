@@ -1,19 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildOrg, call, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { appsClosedAfterEach, buildOrg, call, type TestApp, type TestOrg } from '../support/harness.ts';
 
 // The detector-result cache (services/result-cache.ts) through the real app: hits and misses are read
 // from /metrics (cf_scan_cache_total), never from timings. WORKER_THREADS=0 (the harness default):
 // the fast tier's results carry no note, so they are cacheable.
-const opened: TestApp[] = [];
-const start = async (...args: Parameters<typeof startTestApp>) => {
-  const app = await startTestApp(...args);
-  opened.push(app);
-  return app;
-};
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((a) => a.close()));
-});
+const start = appsClosedAfterEach();
 
 const METRICS = { METRICS_ENABLED: 'true' };
 const prefix = () => `cf_test_${randomBytes(4).toString('hex')}:`;

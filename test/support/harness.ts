@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { Writable } from 'node:stream';
-import { inject } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import { startApplication, type Application } from '../../server/application.ts';
 import type { AppDeps } from '../../api/context.ts';
 import { loadConfig, type Config } from '../../config.ts';
@@ -185,6 +185,22 @@ export interface CallOptions {
   raw?: string;
   contentType?: string;
   headers?: Record<string, string>;
+}
+
+/**
+ * startTestApp for a test file whose tests open several apps (processes of one deployment): each app
+ * is closed after the test that opened it.
+ */
+export function appsClosedAfterEach(): typeof startTestApp {
+  const opened: TestApp[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((a) => a.close()));
+  });
+  return async (opts) => {
+    const app = await startTestApp(opts);
+    opened.push(app);
+    return app;
+  };
 }
 
 /** One HTTP call; parses JSON and problem+json bodies. */

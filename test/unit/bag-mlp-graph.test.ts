@@ -12,10 +12,11 @@ import { MODELS_DIR, modelEntry } from '../../inference/manifest.ts';
 import { toInt64 } from '../../inference/onnx-session.ts';
 import { TextFeaturizer, type TextFeaturizerConfig } from '../../inference/text-features.ts';
 import { decodeEntities, loadOnnxTokenClassifier } from '../../inference/token-classifier.ts';
-import { tokenize, TokenFeaturizer, type TokenFeaturizerConfig } from '../../inference/token-features.ts';
+import { TokenFeaturizer, type TokenFeaturizerConfig } from '../../inference/token-features.ts';
 import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 import { piiSynthEval } from '../../training/data/pii-synth.ts';
 import { toxicityHardNegativesEval } from '../../training/data/hard-negatives.ts';
+import { featurizeRows } from '../support/token-rows.ts';
 
 const artifact = (id: string): Uint8Array => new Uint8Array(readFileSync(path.join(MODELS_DIR, modelEntry(id).file)));
 
@@ -45,15 +46,7 @@ describe('bag-MLP serving graphs', () => {
     const graph = bagMlpServingGraph(artifact('pii-ner'), { kind: 'constant', value: Math.fround(1 / Math.sqrt(L)) });
     expect(graph?.hasWeights).toBe(false);
     const ts = texts();
-    const toks = ts.map((t) => tokenize(t));
-    const T = toks.reduce((a, t) => a + t.length, 0);
-    const ids = new Int32Array(T * L);
-    const vals = new Float32Array(T * L);
-    let row = 0;
-    toks.forEach((tk, i) => {
-      f.featurize(ts[i] as string, tk, ids, vals, row);
-      row += tk.length;
-    });
+    const { toks, T, ids, vals } = featurizeRows(f, ts, L);
     const original = await ort.InferenceSession.create(artifact('pii-ner'), opts);
     const serving = await ort.InferenceSession.create(graph!.bytes, opts);
     const want = (

@@ -6,10 +6,11 @@ import { bagMlpForward } from '../../training/bag-mlp.ts';
 import { injectionHardNegativesEval, toxicityHardNegativesEval } from '../../training/data/hard-negatives.ts';
 import { syntheticInjections } from '../../training/data/synthetic-injections.ts';
 import { TextFeaturizer, type TextFeaturizerConfig } from '../../inference/text-features.ts';
-import { tokenize, TokenFeaturizer, type TokenFeaturizerConfig } from '../../inference/token-features.ts';
+import { TokenFeaturizer, type TokenFeaturizerConfig } from '../../inference/token-features.ts';
 import { importBagMlpOnnx } from '../../training/onnx-io.ts';
 import { MODELS_DIR, modelEntry } from '../../inference/manifest.ts';
 import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
+import { featurizeRows } from '../support/token-rows.ts';
 
 /** ~50 varied texts: generated benign/attack sentences, long text, Unicode, near-empty. */
 function texts(): string[] {
@@ -59,15 +60,7 @@ describe('ONNX parity with the TypeScript forward pass', () => {
     const f = new TokenFeaturizer(cfg);
     const L = cfg.max_features;
     const ts = texts().slice(0, 50);
-    const toks = ts.map((t) => tokenize(t));
-    const T = toks.reduce((a, t) => a + t.length, 0);
-    const ids = new Int32Array(T * L);
-    const vals = new Float32Array(T * L);
-    let row = 0;
-    toks.forEach((tk, i) => {
-      f.featurize(ts[i] as string, tk, ids, vals, row);
-      row += tk.length;
-    });
+    const { T, ids, vals } = featurizeRows(f, ts, L);
     const session = await ort.InferenceSession.create(new Uint8Array(bytes), {
       intraOpNumThreads: 1,
       interOpNumThreads: 1,

@@ -29,11 +29,13 @@ export type Combine =
       weights: number[];
       bias: number;
       /**
-       * The auto tier runs `defer` only when the other inputs leave the scan undecided: when the score with
-       * `defer`'s logit at `upper_logit` (a high quantile of its logits, from the stacking trainer) stays at
-       * or below `warn_above`, the scan is decided without it.
+       * The auto tier runs `defer` only when the other inputs leave the scan undecided. Two forms:
+       * - `upper_logit`: when the score with `defer`'s logit at `upper_logit` (a high quantile of its logits,
+       *   from the stacking trainer) stays at or below `warn_above`, the scan is decided without it;
+       * - `below`: when every other input scores at or below `below`, the scan is decided by the `reduced`
+       *   stack (which must drop `defer`), provided that stays at or below `warn_above`.
        */
-      cascade?: { defer: string; upper_logit: number };
+      cascade?: { defer: string; upper_logit: number } | { defer: string; below: number };
       /**
        * On these surfaces the stack runs without `drop` (the sentence encoder, trained on prompts): `weights`
        * (for `inputs` minus `drop`, in order) and `bias` of a stack fitted without it; same thresholds.

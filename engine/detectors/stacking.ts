@@ -4,7 +4,8 @@
  * - a `reduced` form fitted without one input (the sentence encoder), used on the surfaces it lists and
  *   wherever the caller asks for it (a fast tier);
  * - a `cascade` for the auto tier: the cheap inputs run first and the deferred one is skipped when the
- *   score stays at or below warn even with the deferred input at its `upper_logit`.
+ *   score stays at or below warn even with the deferred input at its `upper_logit`, or (the `below` form)
+ *   when every cheap input scores at or below `below`: the reduced stack then answers, if at or below warn.
  * The trainers fit the same formula (`training/trainers/stack-fit.ts`). Used by prompt injection
  * (pi-accurate + pi-fast + pi-semantic) and toxicity (toxicity + toxicity-semantic).
  */
@@ -21,8 +22,9 @@ export interface Cascade {
   /** the input the auto tier runs only when the others leave the decision open */
   defer: string;
   /**
-   * The score with the deferred input at its `upper_logit`, when that stays at or below `warnAbove`
-   * (the scan is decided without it); null when the deferred input must run.
+   * The score without the deferred input (`upper_logit`: with it at that logit; `below`: the reduced
+   * stack's), when that stays at or below `warnAbove` (the scan is decided without it); null when the
+   * deferred input must run.
    */
   early(tops: ReadonlyMap<string, Top>, warnAbove: number): Top | null;
 }
@@ -48,7 +50,8 @@ export const tag = (e: ModelEntry): string => `${e.id}@${e.version}`;
  * The stack of `owner`'s logistic `combine` for content of `surface`: the reduced one on its surfaces or
  * when `reduced` is asked for. `served`: the pool models loaded here; `local`: in-process models.
  * @throws Error on a malformed combine (weights not matching inputs, an owner not among them, a cascade on a
- * zero-weight input, a reduced stack dropping an unknown input)
+ * zero-weight input, a `below` cascade without a reduced stack dropping its input or outside (0, 1), a
+ * reduced stack dropping an unknown input)
  */
 export function logisticStack(
   owner: ModelEntry,
@@ -61,25 +64,34 @@ export function logisticStack(
     weights.length === inputs.length && inputs.includes(owner.id);
   const r = c.reduced;
   const reducedInputs = r ? c.inputs.filter((id) => id !== r.drop) : [];
+  const cc = c.cascade;
+  const below = cc && 'below' in cc ? cc.below : undefined;
   if (
     !valid(c.inputs, c.weights) ||
-    (c.cascade && !((c.weights[c.inputs.indexOf(c.cascade.defer)] ?? 0) > 0)) ||
+    (cc && !((c.weights[c.inputs.indexOf(cc.defer)] ?? 0) > 0)) ||
+    (below !== undefined && !(below > 0 && below < 1 && r?.drop === cc?.defer)) ||
     (r && (!c.inputs.includes(r.drop) || !valid(reducedInputs, r.weights)))
   )
     throw new Error(`model ${owner.id}: unsupported combine ${JSON.stringify(c)}`);
   const useReduced = r && (opts.reduced || (opts.surface !== undefined && r.surfaces.includes(opts.surface)));
   if (useReduced) return linearStack(reducedInputs, r.weights, r.bias, undefined, served, local);
-  return linearStack(c.inputs, c.weights, c.bias, c.cascade, served, local);
+  const small =
+    r && below !== undefined ? linearStack(reducedInputs, r.weights, r.bias, undefined, served, local) : null;
+  return linearStack(c.inputs, c.weights, c.bias, cc, served, local, small);
 }
 
-/** sigmoid(bias + Σ weight · logit) over `inputs`, with the auto tier's cascade when one is given. */
+/**
+ * sigmoid(bias + Σ weight · logit) over `inputs`, with the auto tier's cascade when one is given (`small`:
+ * the reduced stack a `below` cascade answers with).
+ */
 function linearStack(
   inputs: readonly string[],
   weights: readonly number[],
   bias: number,
-  cascade: { defer: string; upper_logit: number } | undefined,
+  cascade: NonNullable<LogisticCombine['cascade']> | undefined,
   served: readonly ModelEntry[],
   local: readonly ModelEntry[],
+  small: Stack | null = null,
 ): Stack {
   // an input this deployment does not serve (its model not loaded) leaves the stack unservable: the caller falls back
   const pool = served.filter((e) => inputs.includes(e.id));
@@ -108,7 +120,12 @@ function linearStack(
       cascade: {
         defer: cascade.defer,
         early(t, warnAbove) {
-          const top = stack(t, cascade.defer, cascade.upper_logit);
+          let top: Top;
+          if ('below' in cascade) {
+            // every cheap input at or below `below`: the reduced stack decides
+            if (!small || inputs.some((id) => id !== cascade.defer && t.get(id)!.score > cascade.below)) return null;
+            top = small.score(t);
+          } else top = stack(t, cascade.defer, cascade.upper_logit);
           return top.score <= warnAbove ? top : null;
         },
       },

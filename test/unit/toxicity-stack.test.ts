@@ -5,7 +5,8 @@ import { normalize } from '../../engine/normalize.ts';
 import type { Surface, Tier } from '../../engine/detector.ts';
 import { spellingView } from '../../engine/views.ts';
 import { clampedLogit, sigmoid } from '../../inference/logistic-head.ts';
-import { modelEntry } from '../../inference/manifest.ts';
+import { modelEntry, type ModelEntry } from '../../inference/manifest.ts';
+import { logisticStack } from '../../engine/detectors/stacking.ts';
 
 // The real manifest entries; the pool's answers are fixed per model so the stack can be checked exactly.
 const entry = modelEntry('toxicity');
@@ -89,6 +90,39 @@ describe('toxicity stack', () => {
       expect(h.items[0]?.label).toBe('toxic');
     },
   );
+
+  it.runIf(c.cascade && 'below' in c.cascade)(
+    'the `below` cascade: at or below the gate the reduced stack answers without the encoder; above it both run',
+    async () => {
+      const gate = (c.cascade as { below: number }).below;
+      const at = pool({ toxicity: gate, 'toxicity-semantic': 0.99 });
+      const r = await scan(at.models, { tier: 'auto' });
+      expect(at.asked).toEqual(['toxicity']);
+      expect(r.score).toBeCloseTo(small(gate), 12);
+      const over = pool({ toxicity: gate * 1.01, 'toxicity-semantic': 0.99 });
+      const o = await scan(over.models, { tier: 'auto' });
+      expect(over.asked).toEqual(['toxicity', 'toxicity-semantic']);
+      expect(o.score).toBeCloseTo(full(gate * 1.01, 0.99), 12);
+    },
+  );
+
+  it('a `below` cascade needs a reduced stack dropping its input and a gate in (0, 1); it never answers above warn', () => {
+    const models = [entry, semantic] as ModelEntry[];
+    const make = (cascade: unknown, r: unknown = reduced) =>
+      logisticStack(entry, { ...c, cascade, reduced: r } as typeof c, models, []);
+    expect(() => make({ defer: 'toxicity-semantic', below: 0.01 }, null)).toThrow(/unsupported combine/);
+    expect(() => make({ defer: 'toxicity-semantic', below: 1.5 })).toThrow(/unsupported combine/);
+    const tops = (lex: number) =>
+      new Map([
+        ['toxicity', { score: lex, window: null }],
+        ['toxicity-semantic', { score: 0.5, window: null }],
+      ]);
+    // a gate so high that the reduced score passes warn: the encoder runs
+    const loose = make({ defer: 'toxicity-semantic', below: 0.9 }).cascade!;
+    expect(loose.early(tops(0.85), t.warn_above)).toBeNull();
+    expect(loose.early(tops(0.001), t.warn_above)?.score).toBeCloseTo(small(0.001), 12);
+    expect(loose.early(tops(0.95), t.warn_above)).toBeNull();
+  });
 
   it('without the encoder loaded, or when it fails, the reduced form answers; when the lexical model fails the score is 0 with a note', async () => {
     const notLoaded = pool({ toxicity: 0.6 });

@@ -151,3 +151,89 @@ export function crossFitted(cols: number[][], labels: number[]): number[] {
   }
   return out;
 }
+
+/** What a `below` cascade (gate τ on the other input, `keep`) does on some rows: benign share decided early, detections lost. */
+export function gateOutcome(
+  st: Stack,
+  cols: number[][],
+  labels: readonly number[],
+  t: Thresholds,
+  tau: number,
+  keep: number,
+  rows: (i: number) => boolean = () => true,
+) {
+  let benign = 0;
+  let benignEarly = 0;
+  let detected = 0;
+  let lost = 0;
+  labels.forEach((label, i) => {
+    if (!rows(i)) return;
+    const early = cols[keep]![i]! <= tau; // τ ≤ gateMax: the reduced stack stays at or below warn there
+    if (label === 0) {
+      benign++;
+      if (early) benignEarly++;
+    } else if (linear(st, cols, i) > t.flag_above) {
+      detected++;
+      if (early) lost++;
+    }
+  });
+  const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+  return { below: Number(tau.toPrecision(4)), benign_early: r4(benignEarly / Math.max(1, benign)), detected, lost };
+}
+
+/** The highest gate whose reduced score (one input) stays at or below warn. */
+export const gateMax = (st: Stack, t: Thresholds): number =>
+  sigmoid((clampedLogit(t.warn_above) - st.reduced.bias) / st.reduced.weights[0]!);
+
+/**
+ * A `below` cascade's gate: the highest score of input `keep` on the rows (≤ `gateMax`) at which the stack
+ * loses at most `bound` of its detections there (a row is lost when its `keep` score is at or below it).
+ */
+export function calibrateGate(
+  st: Stack,
+  cols: number[][],
+  labels: readonly number[],
+  t: Thresholds,
+  keep: number,
+  bound = 0.005,
+  rows: (i: number) => boolean = () => true,
+): number {
+  const max = gateMax(st, t);
+  const taus = [...new Set(cols[keep]!.filter((x, i) => x <= max && rows(i)))].sort((a, b) => a - b);
+  let best = 0;
+  for (let lo = 0, hi = taus.length - 1; lo <= hi;) {
+    const mid = (lo + hi) >> 1;
+    const o = gateOutcome(st, cols, labels, t, taus[mid]!, keep, rows);
+    if (o.lost <= bound * o.detected) [best, lo] = [taus[mid]!, mid + 1];
+    else hi = mid - 1;
+  }
+  return best;
+}
+
+/**
+ * The gate fitted on one half of the rows (index parity) and judged on the other, both ways, summed: an
+ * honest estimate of a gate fitted on these rows.
+ */
+export function crossFittedGate(
+  st: Stack,
+  cols: number[][],
+  labels: readonly number[],
+  t: Thresholds,
+  keep: number,
+  bound = 0.005,
+) {
+  let benign = 0;
+  let early = 0;
+  let detected = 0;
+  let lost = 0;
+  for (const p of [0, 1]) {
+    const tau = calibrateGate(st, cols, labels, t, keep, bound, (i) => i % 2 === p);
+    const o = gateOutcome(st, cols, labels, t, tau, keep, (i) => i % 2 !== p);
+    const b = labels.filter((y, i) => y === 0 && i % 2 !== p).length;
+    benign += b;
+    early += o.benign_early * b;
+    detected += o.detected;
+    lost += o.lost;
+  }
+  return { benign_early: Math.round((early / Math.max(1, benign)) * 1e4) / 1e4, detected, lost };
+}

@@ -12,7 +12,9 @@
  *    on the validation rows (3 numbers: a calibration; judged on 2-fold cross-fitted scores). The better
  *    validation ROC AUC ships. Its reduced form maps the lexical logit onto the stack's logit (least
  *    squares), so the same thresholds hold: it serves the fast tier and the surfaces where the encoder does
- *    not run. The auto tier's cascade defers the encoder (`upper_logit` calibrated on the stacking rows).
+ *    not run. The auto tier's cascade defers the encoder: `upper_logit` calibrated on the stacking rows when
+ *    that ends enough benign rows early, else the `below` gate on the lexical score (fitted on validation,
+ *    judged cross-fitted).
  * 3. Thresholds on the stacked score (`BLOCK`, `chooseF1Thresholds`), on validation: held-out sources +
  *    functional VALIDATION rows (another author's templates) + hard negatives from EVAL templates.
  *
@@ -29,10 +31,7 @@ import { MODELS_DIR, modelEntry, type Thresholds } from '../../inference/manifes
 import { loadSentenceEncoder, type SentenceEncoder } from '../../inference/sentence-encoder.ts';
 import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 import { REPO_ROOT } from '../data/datasets.ts';
-import { toxicityHardNegativesTrain } from '../data/hard-negatives.ts';
-import { functionalFamily, toxicityFunctionalTrain } from '../data/toxicity-functional/index.ts';
 import { chooseF1Thresholds } from '../metrics.ts';
-import { mulberry32, shuffleInPlace } from '../prng.ts';
 import {
   chunkedScores,
   evaluateBinary,
@@ -53,8 +52,11 @@ import {
 } from './semantic-features.ts';
 import {
   calibrateCascade,
+  calibrateGate,
   cascadeOutcome,
   crossFitted,
+  crossFittedGate,
+  gateOutcome,
   fitted,
   linear,
   mappedTo,
@@ -64,11 +66,12 @@ import {
   type Stack,
 } from './stack-fit.ts';
 import { loadToxicityData } from './toxicity-data.ts';
+import { STACK_SEED, stackingRows } from './toxicity-stack-rows.ts';
 import { semanticCard, stackCard, validationTable } from './toxicity-stack-card.ts';
 
 const ID = 'toxicity-semantic';
 const VERSION = '0.1.1';
-const SEED = 1818;
+const SEED = STACK_SEED;
 const L2 = 1e-2;
 /** functional TRAIN rows count this many times in the head's loss (they are 11 % of the rows) */
 const FUNCTIONAL_WEIGHT = 3;
@@ -85,28 +88,14 @@ const REDUCED_SURFACES = SURFACES.filter((s) => !ENCODER_SURFACES.has(s));
 const BLOCK = { precision: 0.95, max_fpr: 0.01 };
 /** the share of benign stacking rows a cascade must decide without the encoder to be written */
 const MIN_EARLY = 0.05;
+/**
+ * The `below` cascade (the lexical score gates the encoder) is written when, cross-fitted on validation, it
+ * decides this share of benign rows early and loses at most 0.5 % of the stack's detections.
+ */
+const MIN_GATE_EARLY = 0.15;
 const CACHE_DIR = path.join(REPO_ROOT, 'models/.cache/toxicity-semantic');
 const log = makeLogger('toxicity-stack');
 const dryRun = process.argv.includes('--dry-run');
-
-function stackingRows(train: readonly Example[]): Example[] {
-  const rng = mulberry32(SEED);
-  const functional = toxicityFunctionalTrain(3000, SEED + 1).map((r): Example => ({
-    text: r.text,
-    label: r.label,
-    family: `stack:${functionalFamily(r)}`,
-  }));
-  const hard = toxicityHardNegativesTrain(600, SEED + 2).map((h): Example => ({
-    text: h.text,
-    label: 0,
-    family: 'stack:hard-negatives',
-  }));
-  const sources = shuffleInPlace(
-    train.filter((e) => !e.family.startsWith('generated/') && !e.family.startsWith('functional:')),
-    rng,
-  ).slice(0, 3000);
-  return [...functional, ...hard, ...sources];
-}
 
 async function main(): Promise<void> {
   const t0 = Date.now();
@@ -211,6 +200,7 @@ async function main(): Promise<void> {
   )[0]!;
   const pick = candidates[pickName]!;
   const report = reports[`stack:${pickName}`]!;
+  const round6 = (v: number): number => Number(v.toPrecision(6));
   const t = report.thresholds;
   const setup = { defer: DEFER_AT, reduced: () => false };
   const cascade = calibrateCascade(pick, cols.stack, labels, t, setup);
@@ -225,6 +215,33 @@ async function main(): Promise<void> {
   );
   log(`picked ${pickName}: ${JSON.stringify(pick)}; thresholds ${JSON.stringify(t)}`);
   log(`cascade (stacking rows): ${JSON.stringify(cascade)}; (validation): ${JSON.stringify(onVal)}`);
+  // The `below` form, gated on the lexical score. Fitted on validation: the lexical model trained on most
+  // stacking rows, so its scores there are too confident (a gate fitted there loses ~10 % on validation).
+  const keep = 1 - DEFER_AT;
+  const valY = data.val.map((e) => e.label);
+  const tau = calibrateGate(pick, cols.val, valY, t, keep);
+  const gate = {
+    validation: gateOutcome(pick, cols.val, valY, t, tau, keep),
+    cross_fitted: crossFittedGate(pick, cols.val, valY, t, keep),
+    stacking_rows: gateOutcome(pick, cols.stack, labels, t, tau, keep),
+    hard_negatives_early: gateOutcome(
+      pick,
+      cols.hard,
+      sets.hard.map(() => 0),
+      t,
+      tau,
+      keep,
+    ).benign_early,
+  };
+  const gateOk =
+    gate.cross_fitted.benign_early >= MIN_GATE_EARLY && gate.cross_fitted.lost <= 0.005 * gate.cross_fitted.detected;
+  log(`gate (below ${tau}): ${JSON.stringify(gate)}`);
+  const written =
+    cascade.benign_early >= MIN_EARLY
+      ? { defer: ID, upper_logit: round6(cascade.upper) }
+      : gateOk
+        ? { defer: ID, below: round6(tau) }
+        : undefined;
   if (dryRun) return;
 
   const semanticReport = reports[ID]!;
@@ -245,7 +262,6 @@ async function main(): Promise<void> {
     seed: SEED,
   });
   writeCard(ID, semanticCard({ version: VERSION, encoder: encoderId, rows: sets.train.length, l2: L2, table }));
-  const round6 = (v: number): number => Number(v.toPrecision(6));
   const tox = modelEntry('toxicity') as ManifestEntry;
   upsertManifestEntry({
     ...tox,
@@ -255,7 +271,7 @@ async function main(): Promise<void> {
       weights: pick.weights.map(round6),
       bias: round6(pick.bias),
       // a cascade that would end no benign scan early only adds a step: the auto tier then runs both models
-      ...(cascade.benign_early >= MIN_EARLY && { cascade: { defer: ID, upper_logit: round6(cascade.upper) } }),
+      ...(written && { cascade: written }),
       reduced: {
         surfaces: [...REDUCED_SURFACES],
         drop: ID,
@@ -276,7 +292,7 @@ async function main(): Promise<void> {
         overall: report.overall,
         reduced: reducedReport.overall,
         per_source: report.per_source,
-        cascade: { stacking_rows: cascade, validation: onVal },
+        cascade: { stacking_rows: cascade, validation: onVal, gate },
         hard_negatives: report.hard_negatives,
       },
     },
@@ -292,6 +308,7 @@ async function main(): Promise<void> {
       table,
       stackingRows: stackRows.length,
       cascade: cascade.benign_early >= MIN_EARLY ? { stacking: cascade, validation: onVal } : null,
+      gate: written && 'below' in written ? gate : null,
     }),
   );
   log(`wrote ${ID} and the toxicity stack in ${((Date.now() - t0) / 1000).toFixed(0)} s`);

@@ -60,6 +60,37 @@ export interface CascadeSetup {
   reduced(i: number): boolean;
 }
 
+/**
+ * Counts on the rows `rows` admits: benign rows and those `early` ends without the deferred input, and
+ * the stack's detections (above flag) and those `early` would lose.
+ */
+function earlyCounts(
+  st: Stack,
+  cols: number[][],
+  labels: readonly number[],
+  t: Thresholds,
+  early: (i: number) => boolean,
+  rows: (i: number) => boolean,
+) {
+  let benign = 0;
+  let benignEarly = 0;
+  let detected = 0;
+  let lost = 0;
+  labels.forEach((label, i) => {
+    if (!rows(i)) return;
+    if (label === 0) {
+      benign++;
+      if (early(i)) benignEarly++;
+    } else if (linear(st, cols, i) > t.flag_above) {
+      detected++;
+      if (early(i)) lost++;
+    }
+  });
+  return { benign, benignEarly, detected, lost };
+}
+
+const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
 /** What the auto tier's cascade does with `upper` for the deferred input: share of benign rows decided early, detections lost. */
 export function cascadeOutcome(
   st: Stack,
@@ -70,24 +101,18 @@ export function cascadeOutcome(
   c: CascadeSetup,
 ) {
   const k = c.defer;
-  let benign = 0;
-  let benignEarly = 0;
-  let detected = 0;
-  let lost = 0;
-  labels.forEach((label, i) => {
-    if (c.reduced(i)) return; // no deferred input there, so no cascade
+  const early = (i: number) => {
     const z1 = st.weights.reduce((z, w, j) => (j === k ? z : z + w * clampedLogit(cols[j]![i]!)), st.bias);
-    const early = sigmoid(z1 + st.weights[k]! * upper) <= t.warn_above;
-    if (label === 0) {
-      benign++;
-      if (early) benignEarly++;
-    } else if (linear(st, cols, i) > t.flag_above) {
-      detected++;
-      if (early) lost++;
-    }
-  });
-  const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
-  return { upper: r4(upper), benign_early: r4(benignEarly / Math.max(1, benign)), detected, lost };
+    return sigmoid(z1 + st.weights[k]! * upper) <= t.warn_above;
+  };
+  // no deferred input on the reduced rows, so no cascade there
+  const n = earlyCounts(st, cols, labels, t, early, (i) => !c.reduced(i));
+  return {
+    upper: r4(upper),
+    benign_early: r4(n.benignEarly / Math.max(1, n.benign)),
+    detected: n.detected,
+    lost: n.lost,
+  };
 }
 
 /**
@@ -162,23 +187,14 @@ export function gateOutcome(
   keep: number,
   rows: (i: number) => boolean = () => true,
 ) {
-  let benign = 0;
-  let benignEarly = 0;
-  let detected = 0;
-  let lost = 0;
-  labels.forEach((label, i) => {
-    if (!rows(i)) return;
-    const early = cols[keep]![i]! <= tau; // τ ≤ gateMax: the reduced stack stays at or below warn there
-    if (label === 0) {
-      benign++;
-      if (early) benignEarly++;
-    } else if (linear(st, cols, i) > t.flag_above) {
-      detected++;
-      if (early) lost++;
-    }
-  });
-  const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
-  return { below: Number(tau.toPrecision(4)), benign_early: r4(benignEarly / Math.max(1, benign)), detected, lost };
+  // τ ≤ gateMax: the reduced stack stays at or below warn where the gate ends a row early
+  const n = earlyCounts(st, cols, labels, t, (i) => cols[keep]![i]! <= tau, rows);
+  return {
+    below: Number(tau.toPrecision(4)),
+    benign_early: r4(n.benignEarly / Math.max(1, n.benign)),
+    detected: n.detected,
+    lost: n.lost,
+  };
 }
 
 /** The highest gate whose reduced score (one input) stays at or below warn. */
@@ -235,5 +251,5 @@ export function crossFittedGate(
     detected += o.detected;
     lost += o.lost;
   }
-  return { benign_early: Math.round((early / Math.max(1, benign)) * 1e4) / 1e4, detected, lost };
+  return { benign_early: r4(early / Math.max(1, benign)), detected, lost };
 }

@@ -1,5 +1,5 @@
-import { useId, useState, type FormEvent } from 'react';
 import { ACTIONS, SURFACES, type Action, type operations, type Surface } from './api.ts';
+import { FilterForm, named, useFilterFields } from './filter-form.tsx';
 import { instant } from './format.ts';
 
 /** What `GET /v1/audit-events` filters on (its query, less the paging). */
@@ -12,8 +12,6 @@ type ResourceType = NonNullable<AuditQuery['resource_type']>;
 
 // Records over the API's enums: a value the API adds and these lack stops the build.
 const KINDS: Record<Kind, string> = { detection: 'Detection (a scan decided)', management: 'Management (a change)' };
-/** Options named by their values. */
-const named = (values: readonly string[]): Record<string, string> => Object.fromEntries(values.map((v) => [v, v]));
 /** How each resource type is named to people. */
 export const RESOURCE_TYPES: Record<ResourceType, string> = {
   api_key: 'API key',
@@ -66,60 +64,23 @@ function queryOf(d: Draft): AuditQuery {
  * fetched on every keystroke); **Clear** resets it.
  */
 export function AuditFilters({ onApply }: { onApply: (query: AuditQuery) => void }) {
-  const id = useId();
-  const [draft, setDraft] = useState<Draft>(BLANK);
-  const set = (field: keyof Draft) => (e: { target: { value: string } }) =>
-    setDraft((d) => ({ ...d, [field]: e.target.value }));
-
-  const select = (field: keyof Draft, label: string, options: Record<string, string>) => (
-    <div>
-      <label htmlFor={`${id}-${field}`}>{label}</label>
-      <select id={`${id}-${field}`} value={draft[field]} onChange={set(field)}>
-        <option value="">any</option>
-        {Object.entries(options).map(([value, text]) => (
-          <option key={value} value={value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-  const text = (field: keyof Draft, label: string, placeholder: string, type = 'text') => (
-    <div>
-      <label htmlFor={`${id}-${field}`}>{label}</label>
-      <input id={`${id}-${field}`} type={type} value={draft[field]} onChange={set(field)} placeholder={placeholder} />
-    </div>
-  );
-
-  const apply = (event: FormEvent) => {
-    event.preventDefault();
-    onApply(queryOf(draft));
-  };
+  const { draft, setDraft, select, text } = useFilterFields<Draft>(() => BLANK);
   const clear = () => {
     setDraft(BLANK);
     onApply({});
   };
-
   return (
-    <form className="audit-filters" onSubmit={apply} aria-label="Filters">
-      <div className="audit-filter-grid">
-        {select('kind', 'Kind', KINDS)}
-        {select('action', 'Action', named(ACTIONS))}
-        {select('surface', 'Surface', named(SURFACES))}
-        {select('resource_type', 'Resource type', RESOURCE_TYPES)}
-        {text('resource_id', 'Resource id', 'key_…, pol_…')}
-        {text('actor_id', 'Actor', 'key or user id')}
-        {text('agent_id', 'Agent id', 'context.agent_id')}
-        {text('detector', 'Detector', 'e.g. pii')}
-        {text('since', 'Since', '', 'datetime-local')}
-        {text('until', 'Until', '', 'datetime-local')}
-      </div>
-      <div className="row">
-        <button type="submit">Apply filters</button>
-        <button type="button" onClick={clear}>
-          Clear
-        </button>
-      </div>
-    </form>
+    <FilterForm className="audit-filters" onApply={() => onApply(queryOf(draft))} onClear={clear}>
+      {select('kind', 'Kind', KINDS)}
+      {select('action', 'Action', named(ACTIONS))}
+      {select('surface', 'Surface', named(SURFACES))}
+      {select('resource_type', 'Resource type', RESOURCE_TYPES)}
+      {text('resource_id', 'Resource id', 'key_…, pol_…')}
+      {text('actor_id', 'Actor', 'key or user id')}
+      {text('agent_id', 'Agent id', 'context.agent_id')}
+      {text('detector', 'Detector', 'e.g. pii')}
+      {text('since', 'Since', '', 'datetime-local')}
+      {text('until', 'Until', '', 'datetime-local')}
+    </FilterForm>
   );
 }

@@ -1,5 +1,5 @@
-import { useId, useState, type FormEvent } from 'react';
 import { ACTIONS, SURFACES, type Action, type operations } from './api.ts';
+import { FilterForm, named, useFilterFields } from './filter-form.tsx';
 import { instant, localInput } from './format.ts';
 
 /** What `GET /v1/scans` filters on (its query, less the cursor): every filter the route takes, and the page size. */
@@ -54,59 +54,22 @@ const draftOf = (q: ScanQuery): Draft => ({
  * window out of order) come back from the API as its problem.
  */
 export function ScanFilters({ query, onApply }: { query: ScanQuery; onApply: (query: ScanQuery) => void }) {
-  const id = useId();
-  const [draft, setDraft] = useState<Draft>(() => draftOf(query));
-  const set = (field: keyof Draft) => (e: { target: { value: string } }) =>
-    setDraft((d) => ({ ...d, [field]: e.target.value }));
-
-  const select = (field: keyof Draft, label: string, options: readonly string[], any: string | null = 'any') => (
-    <label htmlFor={`${id}-${field}`}>
-      {label}
-      <select id={`${id}-${field}`} value={draft[field]} onChange={set(field)}>
-        {any !== null && <option value="">{any}</option>}
-        {options.map((value) => (
-          <option key={value} value={value}>
-            {value}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-  const text = (field: keyof Draft, label: string, placeholder: string, type = 'text') => (
-    <label htmlFor={`${id}-${field}`}>
-      {label}
-      <input id={`${id}-${field}`} type={type} value={draft[field]} onChange={set(field)} placeholder={placeholder} />
-    </label>
-  );
-
-  const apply = (event: FormEvent) => {
-    event.preventDefault();
-    onApply(queryOf(draft));
-  };
+  const { draft, setDraft, select, text } = useFilterFields<Draft>(() => draftOf(query));
   const clear = () => {
     setDraft(BLANK);
     onApply({});
   };
-
   return (
-    <form className="scan-filters" onSubmit={apply} aria-label="Filters">
-      <div className="scan-filter-grid">
-        {select('action', 'Action', ACTIONS)}
-        {select('surface', 'Surface', SURFACES)}
-        {text('agent_id', 'Agent id', 'context.agent_id')}
-        {text('session_id', 'Session id', 'context.session_id')}
-        {text('end_user_id', 'End-user id', 'hashed by the service')}
-        {text('end_user_id_hash', 'End-user id hash', '64 hex characters')}
-        {text('since', 'Since', '', 'datetime-local')}
-        {text('until', 'Until', '', 'datetime-local')}
-        {select('limit', 'Per page', PAGE_SIZES, null)}
-      </div>
-      <div className="row">
-        <button type="submit">Apply filters</button>
-        <button type="button" onClick={clear}>
-          Clear
-        </button>
-      </div>
-    </form>
+    <FilterForm className="scan-filters" onApply={() => onApply(queryOf(draft))} onClear={clear}>
+      {select('action', 'Action', named(ACTIONS))}
+      {select('surface', 'Surface', named(SURFACES))}
+      {text('agent_id', 'Agent id', 'context.agent_id')}
+      {text('session_id', 'Session id', 'context.session_id')}
+      {text('end_user_id', 'End-user id', 'hashed by the service')}
+      {text('end_user_id_hash', 'End-user id hash', '64 hex characters')}
+      {text('since', 'Since', '', 'datetime-local')}
+      {text('until', 'Until', '', 'datetime-local')}
+      {select('limit', 'Per page', named(PAGE_SIZES), null)}
+    </FilterForm>
   );
 }

@@ -5,12 +5,25 @@
  */
 import type { Entity } from '../inference/token-classifier.ts';
 
+/** What a model request carries besides its texts: when it is too late, who asked, and how to call it off. */
+export interface ModelCall {
+  /** Epoch ms by which the inference must finish. */
+  deadlineAt: number;
+  /**
+   * Aborted when the answer is no longer wanted (the client went away, another detector of the scan
+   * failed): the request's waiting work is dropped and it rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+  /** Whose work this is (the organization): the pool shares its threads between tenants in turn. */
+  tenant?: string;
+}
+
 /** Runs a named model over texts. Every call may throw the errors below. */
 export interface ModelClient {
-  /** One score per text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError */
-  classify(model: string, texts: string[], deadlineAt: number): Promise<number[]>;
-  /** The entities of each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError */
-  entities(model: string, texts: string[], deadlineAt: number): Promise<Entity[][]>;
+  /** One score per text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError */
+  classify(model: string, texts: string[], call: ModelCall): Promise<number[]>;
+  /** The entities of each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError */
+  entities(model: string, texts: string[], call: ModelCall): Promise<Entity[][]>;
 }
 
 /** Too much work is waiting for the models: the caller answers 503 with Retry-After. */
@@ -27,6 +40,21 @@ export class ModelDeadlineError extends Error {
     super('the scan deadline passed while waiting for model inference');
     this.name = 'ModelDeadlineError';
   }
+}
+
+/** The scan called its inference off (its client went away); nobody waits for an answer. */
+export class ModelCancelledError extends Error {
+  constructor() {
+    super('the scan was abandoned before its inference finished');
+    this.name = 'ModelCancelledError';
+  }
+}
+
+/** What an aborted signal stands for: its reason when that is one of ours (an Error), else a cancellation. */
+export function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error && signal.reason.name !== 'AbortError'
+    ? signal.reason
+    : new ModelCancelledError();
 }
 
 /** The model could not answer (not loaded, worker crashed, inference failed, shutting down): the detector falls back. */

@@ -1,62 +1,100 @@
 /**
- * Our bounded FIFO in front of the pool. Piscina's own queue starves tasks under constant load, so
- * tasks in flight never exceed the thread count and everything else waits here, oldest first.
- * Requests waiting for the same model are micro-batched into one task (one ORT run). A request large
- * enough to keep a thread busy for a while (a long document's windows) is split into one piece per
- * thread, so its latency is that of its share rather than of the whole.
+ * Our bounded, fair queue in front of the pool. Piscina's own queue starves tasks under constant
+ * load, so tasks in flight never exceed the thread count and everything else waits here.
+ *
+ * - Fair: each tenant (organization) has its own FIFO and the tenants take turns (lib/tenant-queues.ts),
+ *   so one organization's backlog costs it latency, not its neighbours; a tenant may have at most
+ *   `maxTenantQueue` requests waiting.
+ * - Sliced: a request is cut into pieces of about `sliceMs` of inference (whole texts, priced by
+ *   inference-costs.ts), so no task holds a thread for long, a long document's pieces spread over every
+ *   thread, and another tenant's small request waits at most about one slice for a thread.
+ * - Abandonable: a request whose deadline passes, whose signal aborts, or one of whose pieces fails has
+ *   its waiting pieces dropped at once; only the slices already running finish. A request that could
+ *   not finish before its deadline even with every thread to itself is refused up front.
+ * - Batched: the task headed by one tenant's oldest piece fills up, within the text and time budgets,
+ *   with other waiting pieces in turn order, one part per (op, model): one thread hop for many scans.
  */
 import {
+  abortReason,
   ModelDeadlineError,
   ModelOverloadedError,
   ModelUnavailableError,
+  type ModelCall,
   type ModelClient,
 } from '../engine/model-client.ts';
 import type { Entity } from '../inference/token-classifier.ts';
+import { InferenceCosts } from './inference-costs.ts';
 import type { TaskRunner } from './pool.ts';
 import type { InferencePart, ModelReply } from './protocol.ts';
+import { TenantQueues } from '../lib/tenant-queues.ts';
 
 export interface DispatcherObserver {
-  /** A batch left the queue: how long its oldest request waited, and how many texts it carries. */
+  /** A batch left the queue: how long its oldest piece waited, and how many texts and pieces it carries. */
   dispatched(waitMs: number, batchTexts: number, batchRequests: number): void;
-  rejected(reason: 'overloaded' | 'deadline'): void;
+  /** overloaded: no room (503); deadline: too late or could not be in time (504); cancelled: abandoned by the scan. */
+  rejected(reason: 'overloaded' | 'deadline' | 'cancelled'): void;
 }
 
 export interface DispatcherOptions {
-  /** Requests allowed to wait; one more is refused with ModelOverloadedError. */
+  /** Requests allowed to wait, all tenants together; one more is refused (ModelOverloadedError). */
   maxQueue: number;
+  /** Requests one tenant may have waiting (default: `maxQueue`). */
+  maxTenantQueue?: number;
   /** Texts per inference task (micro-batch bound). */
   maxBatchTexts: number;
-  /**
-   * A request whose texts add up to at least this many characters is split into up to one piece per
-   * thread (contiguous, balanced by characters); pieces of one request never share a task.
-   * 0 or absent: never split.
-   */
-  splitChars?: number;
+  /** Milliseconds of inference a piece aims at (at least one text); 0 or absent: requests are not cut. */
+  sliceMs?: number;
   observer?: DispatcherObserver;
 }
 
 type Op = 'classify' | 'entities';
 type Result = number[] | Entity[][];
 
-interface Pending {
+interface Request {
   op: Op;
   model: string;
-  texts: string[];
-  enqueuedAt: number;
-  timer: NodeJS.Timeout | null;
+  tenant: string;
+  /** Each piece's answer, by piece index. */
+  results: Result[];
+  waiting: number;
+  /** Its pieces still queued, and their estimated milliseconds. */
+  queuedPieces: number;
+  queuedCost: number;
   settled: boolean;
-  /** The pieces of one split request share this object (null: not split). */
-  group: object | null;
+  timer: NodeJS.Timeout | null;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | null;
   resolve(value: Result): void;
   reject(err: Error): void;
 }
 
-// How far into the queue we look for same-model requests to batch with the head: bounded so a
-// dispatch stays O(1)-ish under a deep queue.
-const BATCH_LOOKAHEAD = 64;
+interface Piece {
+  request: Request;
+  index: number;
+  texts: string[];
+  chars: number;
+  cost: number;
+  enqueuedAt: number;
+}
+
+// How many waiting pieces of each tenant a filling task looks at: bounded so a dispatch stays cheap
+// under a deep queue.
+const FILL_LOOKAHEAD = 16;
+const NO_TENANT = '';
 
 export class ModelDispatcher implements ModelClient {
-  private readonly queue: Pending[] = [];
+  private readonly queues = new TenantQueues<Piece>();
+  private readonly costs = new InferenceCosts();
+  /** Estimated milliseconds of each tenant's waiting pieces. */
+  private readonly backlog = new Map<string, number>();
+  /** Requests with pieces still queued: in all, and per tenant. */
+  private waiting = 0;
+  private readonly waitingOf = new Map<string, number>();
+  /**
+   * Calls (scans, by their signal) already refused for lack of room: their other requests are refused too,
+   * rather than queued for the moment it takes the scan to learn it failed.
+   */
+  private readonly refused = new WeakSet<AbortSignal>();
   private inFlight = 0;
   private closed = false;
 
@@ -68,33 +106,45 @@ export class ModelDispatcher implements ModelClient {
   get threads(): number {
     return this.runner.threads;
   }
+  /** Requests waiting (with pieces not yet running). */
   get queueDepth(): number {
-    return this.queue.length;
+    return this.waiting;
+  }
+  /** Pieces (slices) waiting. */
+  get queuedPieces(): number {
+    return this.queues.size;
   }
   get running(): number {
     return this.inFlight;
   }
-
-  /** Scores for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError */
-  classify(model: string, texts: string[], deadlineAt: number): Promise<number[]> {
-    return this.enqueue('classify', model, texts, deadlineAt) as Promise<number[]>;
+  /** Learned inference cost per model, ms per 1,000 characters. */
+  get inferenceCosts(): Record<string, number> {
+    return this.costs.snapshot();
   }
 
-  /** Entities for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError */
-  entities(model: string, texts: string[], deadlineAt: number): Promise<Entity[][]> {
-    return this.enqueue('entities', model, texts, deadlineAt) as Promise<Entity[][]>;
+  /** Scores for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError */
+  classify(model: string, texts: string[], call: ModelCall): Promise<number[]> {
+    return this.enqueue('classify', model, texts, call) as Promise<number[]>;
+  }
+
+  /** Entities for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError */
+  entities(model: string, texts: string[], call: ModelCall): Promise<Entity[][]> {
+    return this.enqueue('entities', model, texts, call) as Promise<Entity[][]>;
   }
 
   /**
    * Holds one warm-up task on every thread at once, so each thread has loaded its models and run
-   * them once. Returns the model ids loaded (per thread, deduplicated).
+   * them once (timed: the first inference costs). Returns the model ids loaded (per thread, deduplicated).
    */
   async warmup(timeoutMs: number): Promise<string[]> {
     const replies = await this.onEveryThread('warmup', timeoutMs);
     const loaded = new Set<string>();
     for (const r of replies) {
       if (!r.ok) throw new Error(`worker warm-up failed: ${r.message}`);
-      if ('loaded' in r) for (const id of r.loaded) loaded.add(id);
+      if ('loaded' in r) {
+        for (const id of r.loaded) loaded.add(id);
+        for (const t of r.timings) this.costs.record(t);
+      }
     }
     return [...loaded];
   }
@@ -105,8 +155,11 @@ export class ModelDispatcher implements ModelClient {
    */
   async close(): Promise<void> {
     this.closed = true;
-    for (const p of this.queue.splice(0))
-      this.settle(p, new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
+    const closing = new ModelUnavailableError('pool_closed', 'the model pool is shutting down');
+    for (const piece of this.queues.drain()) this.settle(piece.request, closing);
+    this.backlog.clear();
+    this.waiting = 0;
+    this.waitingOf.clear();
     while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
     await this.onEveryThread('release', 10_000).catch(() => undefined);
     await this.runner.destroy();
@@ -119,107 +172,157 @@ export class ModelDispatcher implements ModelClient {
     return Promise.all(Array.from({ length: threads }, () => this.runner.run({ op, barrier, threads, timeoutMs })));
   }
 
-  private enqueue(op: Op, model: string, texts: string[], deadlineAt: number): Promise<Result> {
+  private enqueue(op: Op, model: string, texts: string[], call: ModelCall): Promise<Result> {
     if (texts.length === 0) return Promise.resolve([]);
     if (this.closed) return Promise.reject(new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
-    const pieces = this.split(texts);
-    if (this.queue.length + pieces.length > this.opts.maxQueue) {
+    if (call.signal?.aborted) return Promise.reject(abortReason(call.signal));
+    const tenant = call.tenant ?? NO_TENANT;
+    const pieces = this.slice(op, model, texts);
+    const full = this.waiting >= this.opts.maxQueue || (this.waitingOf.get(tenant) ?? 0) >= this.maxTenantQueue;
+    if (full || (call.signal && this.refused.has(call.signal))) {
+      if (call.signal) this.refused.add(call.signal);
       this.opts.observer?.rejected('overloaded');
-      // Roughly how long the queue takes to drain at one batch per thread per ~10 ms, at least 1 s.
-      return Promise.reject(new ModelOverloadedError(Math.max(1, Math.ceil(this.queue.length / (this.threads * 100)))));
+      // About how long this tenant's backlog takes to drain with every thread, at least 1 s.
+      const backlogMs = this.backlog.get(tenant) ?? 0;
+      return Promise.reject(new ModelOverloadedError(Math.max(1, Math.ceil(backlogMs / this.threads / 1000))));
     }
-    if (pieces.length === 1) return this.wait(op, model, texts, deadlineAt, null);
-    const group = {};
-    return Promise.all(pieces.map((piece) => this.wait(op, model, piece, deadlineAt, group))).then(
-      (results) => (results as unknown[][]).flat() as Result,
-    );
-  }
-
-  /** The texts as one piece, or (large enough, several threads) as one contiguous piece per thread, balanced by characters. */
-  private split(texts: string[]): string[][] {
-    const min = this.opts.splitChars ?? 0;
-    const k = Math.min(this.threads, texts.length);
-    if (min <= 0 || k < 2) return [texts];
-    let total = 0;
-    for (const t of texts) total += t.length;
-    if (total < min) return [texts];
-    const pieces: string[][] = [];
-    let current: string[] = [];
-    let chars = 0;
-    let done = 0;
-    texts.forEach((t, i) => {
-      current.push(t);
-      chars += t.length;
-      // Close this piece at its share of what is left, keeping a text for each piece still to come.
-      const left = k - pieces.length;
-      if (left > 1 && (chars >= (total - done) / left || texts.length - i - 1 < left)) {
-        pieces.push(current);
-        done += chars;
-        current = [];
-        chars = 0;
-      }
-    });
-    if (current.length > 0) pieces.push(current);
-    return pieces;
-  }
-
-  private wait(op: Op, model: string, texts: string[], deadlineAt: number, group: object | null): Promise<Result> {
+    const cost = pieces.reduce((sum, p) => sum + p.cost, 0);
+    const backlogMs = this.backlog.get(tenant) ?? 0;
+    // Even with every thread to itself, after its own backlog, it could not be done in time: refuse
+    // now rather than spend the threads on an answer nobody will get.
+    if (Date.now() + (backlogMs + cost) / this.threads > call.deadlineAt) {
+      this.opts.observer?.rejected('deadline');
+      return Promise.reject(new ModelDeadlineError());
+    }
     return new Promise<Result>((resolve, reject) => {
-      const p: Pending = {
+      const request: Request = {
         op,
         model,
-        texts,
-        enqueuedAt: performance.now(),
-        timer: null,
+        tenant,
+        results: new Array<Result>(pieces.length),
+        waiting: pieces.length,
+        queuedPieces: 0,
+        queuedCost: 0,
         settled: false,
-        group,
+        timer: null,
+        signal: call.signal,
+        onAbort: null,
         resolve,
         reject,
       };
-      const wait = deadlineAt - Date.now();
-      p.timer = setTimeout(
+      request.timer = setTimeout(
         () => {
           this.opts.observer?.rejected('deadline');
-          const i = this.queue.indexOf(p);
-          if (i >= 0) this.queue.splice(i, 1);
-          this.settle(p, new ModelDeadlineError());
+          this.abandon(request, new ModelDeadlineError());
         },
-        Math.max(0, wait),
+        Math.max(0, call.deadlineAt - Date.now()),
       );
-      this.queue.push(p);
+      if (call.signal) {
+        const signal = call.signal;
+        request.onAbort = () => {
+          this.opts.observer?.rejected('cancelled');
+          this.abandon(request, abortReason(signal));
+        };
+        signal.addEventListener('abort', request.onAbort, { once: true });
+      }
+      const now = performance.now();
+      pieces.forEach((p, index) => {
+        this.queues.push(tenant, { request, index, texts: p.texts, chars: p.chars, cost: p.cost, enqueuedAt: now });
+        request.queuedCost += p.cost;
+      });
+      request.queuedPieces = pieces.length;
+      this.backlog.set(tenant, backlogMs + cost);
+      this.waiting++;
+      this.waitingOf.set(tenant, (this.waitingOf.get(tenant) ?? 0) + 1);
       this.pump();
     });
   }
 
-  private settle(p: Pending, outcome: Error | Result): void {
-    if (p.settled) return;
-    p.settled = true;
-    if (p.timer) clearTimeout(p.timer);
-    if (outcome instanceof Error) p.reject(outcome);
-    else p.resolve(outcome);
+  private get maxTenantQueue(): number {
+    return this.opts.maxTenantQueue ?? this.opts.maxQueue;
+  }
+
+  /** The texts as consecutive pieces of about `sliceMs` each (whole texts; one piece when short or unsliced). */
+  private slice(op: Op, model: string, texts: string[]): { texts: string[]; chars: number; cost: number }[] {
+    const price = (chars: number, n: number) => this.costs.estimate(op, model, chars, n);
+    const sliceMs = this.opts.sliceMs ?? 0;
+    let total = 0;
+    for (const t of texts) total += t.length;
+    if (sliceMs <= 0 || price(total, texts.length) <= sliceMs)
+      return [{ texts, chars: total, cost: price(total, texts.length) }];
+    const pieces: { texts: string[]; chars: number; cost: number }[] = [];
+    let current: string[] = [];
+    let chars = 0;
+    for (const t of texts) {
+      if (current.length > 0 && price(chars + t.length, current.length + 1) > sliceMs) {
+        pieces.push({ texts: current, chars, cost: price(chars, current.length) });
+        current = [];
+        chars = 0;
+      }
+      current.push(t);
+      chars += t.length;
+    }
+    pieces.push({ texts: current, chars, cost: price(chars, current.length) });
+    return pieces;
+  }
+
+  /** Drops the request's waiting pieces and fails it (its running pieces finish, their answers unused). */
+  private abandon(request: Request, err: Error): void {
+    if (request.settled) return;
+    this.queues.remove(request.tenant, (p) => p.request === request);
+    this.unqueue(request, request.queuedPieces, request.queuedCost);
+    this.settle(request, err);
+  }
+
+  /** `pieces` of the request, costing `cost`, left the queue (dispatched or dropped). */
+  private unqueue(request: Request, pieces: number, cost: number): void {
+    if (pieces > 0 && request.queuedPieces > 0) {
+      request.queuedPieces -= pieces;
+      if (request.queuedPieces <= 0) {
+        request.queuedPieces = 0;
+        this.waiting--;
+        const n = (this.waitingOf.get(request.tenant) ?? 1) - 1;
+        if (n > 0) this.waitingOf.set(request.tenant, n);
+        else this.waitingOf.delete(request.tenant);
+      }
+    }
+    request.queuedCost -= cost;
+    const left = (this.backlog.get(request.tenant) ?? 0) - cost;
+    if (left > 1e-6) this.backlog.set(request.tenant, left);
+    else this.backlog.delete(request.tenant);
+  }
+
+  private settle(request: Request, outcome: Error | Result): void {
+    if (request.settled) return;
+    request.settled = true;
+    if (request.timer) clearTimeout(request.timer);
+    if (request.onAbort) request.signal?.removeEventListener('abort', request.onAbort);
+    if (outcome instanceof Error) request.reject(outcome);
+    else request.resolve(outcome);
   }
 
   /**
-   * Takes the oldest request and, within the text budget, the waiting requests behind it — for any
-   * model: one task carries one part per (op, model), so a scan's three model calls and its
-   * neighbours' share one thread hop.
+   * Takes the oldest piece of the tenant whose turn it is and, within the text budget and about one
+   * slice of time (or that piece's own, when longer), waiting pieces of any tenant and model in turn
+   * order: one task carries one part per (op, model).
    */
   private pump(): void {
-    while (this.inFlight < this.runner.threads && this.queue.length > 0) {
-      const head = this.queue.shift()!;
+    const sliceMs = this.opts.sliceMs ?? 0;
+    while (this.inFlight < this.runner.threads && this.queues.size > 0) {
+      const head = this.queues.take()!;
       const batch = [head];
-      const groups = head.group ? [head.group] : [];
       let texts = head.texts.length;
-      for (let i = 0; i < this.queue.length && i < BATCH_LOOKAHEAD && texts < this.opts.maxBatchTexts;) {
-        const c = this.queue[i]!;
-        // Two pieces of one split request in one task would undo the split.
-        if (texts + c.texts.length <= this.opts.maxBatchTexts && !(c.group && groups.includes(c.group))) {
-          batch.push(c);
-          if (c.group) groups.push(c.group);
-          texts += c.texts.length;
-          this.queue.splice(i, 1);
-        } else i++;
-      }
+      let cost = head.cost;
+      const budget = Math.max(sliceMs, head.cost);
+      this.queues.fill(FILL_LOOKAHEAD, (p) => {
+        if (texts >= this.opts.maxBatchTexts) return false;
+        if (texts + p.texts.length > this.opts.maxBatchTexts || (sliceMs > 0 && cost + p.cost > budget)) return false;
+        batch.push(p);
+        texts += p.texts.length;
+        cost += p.cost;
+        return true;
+      });
+      for (const p of batch) this.unqueue(p.request, 1, p.cost);
       this.opts.observer?.dispatched(performance.now() - head.enqueuedAt, texts, batch.length);
       this.inFlight++;
       void this.execute(batch).finally(() => {
@@ -229,16 +332,17 @@ export class ModelDispatcher implements ModelClient {
     }
   }
 
-  private async execute(batch: Pending[]): Promise<void> {
-    // Group by (op, model), keeping each request's slice of its part.
+  private async execute(batch: Piece[]): Promise<void> {
+    // Group by (op, model), keeping each piece's slice of its part.
     const parts: InferencePart[] = [];
     const where: { part: number; at: number }[] = [];
     const index = new Map<string, number>();
     for (const p of batch) {
-      const key = `${p.op}\u0000${p.model}`;
+      const { op, model } = p.request;
+      const key = `${op}\u0000${model}`;
       let i = index.get(key);
       if (i === undefined) {
-        i = parts.push({ op: p.op, model: p.model, texts: [] }) - 1;
+        i = parts.push({ op, model, texts: [] }) - 1;
         index.set(key, i);
       }
       where.push({ part: i, at: parts[i]!.texts.length });
@@ -249,16 +353,25 @@ export class ModelDispatcher implements ModelClient {
       reply = await this.runner.run({ op: 'infer', parts });
     } catch (err) {
       const e = new ModelUnavailableError('worker_crashed', `model worker failed: ${(err as Error).message}`);
-      for (const p of batch) this.settle(p, e);
+      for (const p of batch) this.abandon(p.request, e);
       return;
     }
+    if (reply.ok && 'parts' in reply)
+      reply.parts.forEach((r, i) => {
+        if (r.ok && r.ms !== undefined) {
+          const part = parts[i]!;
+          let chars = 0;
+          for (const t of part.texts) chars += t.length;
+          this.costs.record({ op: part.op, model: part.model, chars, texts: part.texts.length, ms: r.ms });
+        }
+      });
     batch.forEach((p, k) => {
       const { part, at } = where[k]!;
       const r = reply.ok && 'parts' in reply ? reply.parts[part] : reply;
       if (!r || !r.ok) {
         const code = r && !r.ok ? r.code : 'inference_failed';
-        this.settle(
-          p,
+        this.abandon(
+          p.request,
           new ModelUnavailableError(
             code === 'model_not_loaded' ? 'model_not_loaded' : 'inference_failed',
             r && !r.ok ? r.message : 'malformed worker reply',
@@ -266,8 +379,11 @@ export class ModelDispatcher implements ModelClient {
         );
         return;
       }
+      const request = p.request;
+      if (request.settled) return;
       const all: Result = 'scores' in r ? r.scores : 'entities' in r ? r.entities : [];
-      this.settle(p, all.slice(at, at + p.texts.length) as Result);
+      request.results[p.index] = all.slice(at, at + p.texts.length) as Result;
+      if (--request.waiting === 0) this.settle(request, (request.results as unknown[][]).flat() as Result);
     });
   }
 }

@@ -2,12 +2,14 @@
  * The model worker: runs in each Piscina thread, loads its models once at start (one
  * onnxruntime-node session per model per thread), then answers inference tasks in batches.
  */
+import { setPriority } from 'node:os';
 import { workerData } from 'piscina';
 import { modelEntry } from '../inference/manifest.ts';
 import type { TextClassifier } from '../inference/classifier.ts';
 import { setEncoderPrecision, setWindowCacheSize } from '../inference/semantic-classifier.ts';
 import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier, type TokenClassifier } from '../inference/token-classifier.ts';
+import type { PartTiming } from './inference-costs.ts';
 import {
   CRASH_MARKER,
   type InferencePart,
@@ -18,6 +20,14 @@ import {
 } from './protocol.ts';
 
 const config = workerData as WorkerConfig;
+// Linux keeps a nice value per thread: this lowers this model thread only, never the event loop's.
+if (config.nice) {
+  try {
+    setPriority(config.nice);
+  } catch {
+    // a platform that cannot: the thread runs at the process's priority
+  }
+}
 if (config.windowCache !== undefined) setWindowCacheSize(config.windowCache);
 if (config.encoderPrecision !== undefined) setEncoderPrecision(config.encoderPrecision);
 const classifiers = new Map<string, TextClassifier>();
@@ -61,8 +71,8 @@ function barrier(task: { barrier: SharedArrayBuffer; threads: number; timeoutMs:
   return true;
 }
 
-// Characters of warm-up text per model: about one thread's share of a split long request
-// (POOL_SPLIT_CHARS' default), e.g. 16 full windows of the sentence encoder, 18 of pi-accurate.
+// Characters of warm-up text per model: 16 full windows of the sentence encoder, 18 of pi-accurate —
+// enough to time each model per character (the dispatcher's first slice sizes) and to size its buffers.
 const WARMUP_CHARS = 8_000;
 const WARMUP_WORDS = ['report', 'quarterly', 'Paris', 'Ignore', 'instructions', 'ssh', 'invoice', 'Dana', 'revenue'];
 
@@ -70,12 +80,12 @@ const WARMUP_WORDS = ['report', 'quarterly', 'Paris', 'Ignore', 'instructions', 
  * Texts of `maxChars` characters (one model window each) adding up to WARMUP_CHARS, all different,
  * so the sentence encoder's window cache does not fold them into one.
  */
-function warmupDocument(maxChars: number): string[] {
+function warmupDocument(maxChars: number, variant = 0): string[] {
   const n = Math.max(2, Math.ceil(WARMUP_CHARS / Math.max(1, maxChars)));
   return Array.from({ length: n }, (_, t) => {
     let text = '';
     for (let i = 0; text.length < maxChars; i++)
-      text += `${WARMUP_WORDS[(i * 7 + t) % WARMUP_WORDS.length]}${(i * 31 + t * 17) % 1000} `;
+      text += `${WARMUP_WORDS[(i * 7 + t + variant) % WARMUP_WORDS.length]}${(i * 31 + t * 17 + variant) % 1000} `;
     return text.slice(0, maxChars);
   });
 }
@@ -99,7 +109,11 @@ export default async function run(task: ModelTask): Promise<ModelReply> {
       if (config.allowCrashTask && task.parts.some((p) => p.texts.some((t) => t.includes(CRASH_MARKER))))
         process.exit(1);
       const parts: PartReply[] = [];
-      for (const part of task.parts) parts.push(await infer(part));
+      for (const part of task.parts) {
+        const started = performance.now();
+        const reply = await infer(part);
+        parts.push(reply.ok ? { ...reply, ms: performance.now() - started } : reply);
+      }
       return { ok: true, parts };
     }
     case 'release': {
@@ -116,14 +130,36 @@ export default async function run(task: ModelTask): Promise<ModelReply> {
       if (!barrier(task))
         return { ok: false, code: 'warmup_timeout', message: 'not every worker thread started in time' };
       // Run each model once so the first real request does not pay for lazy initialisation, then once
-      // more at a long document's shapes (full-length windows, a thread's share of a split request):
+      // more at a long document's shapes (full-length windows, several to a batch):
       // onnxruntime sizes its buffers on the first run of a shape, which cost the first long request
       // after start-up seconds.
       for (const m of classifiers.values()) await m.scoreBatch(['warm up']);
       for (const m of taggers.values()) await m.entitiesBatch(['Warm up in Paris']);
-      for (const m of classifiers.values()) await m.scoreBatch(warmupDocument(m.entry.max_chars));
-      for (const m of taggers.values()) await m.entitiesBatch(warmupDocument(m.entry.max_chars));
-      return { ok: true, loaded: [...classifiers.keys(), ...taggers.keys()] };
+      // Timed: the dispatcher's first estimate of each model's cost per character.
+      const timings: PartTiming[] = [];
+      const timed = async (
+        op: 'classify' | 'entities',
+        model: string,
+        texts: string[],
+        run: () => Promise<unknown>,
+      ) => {
+        const started = performance.now();
+        await run();
+        timings.push({ op, model, texts: texts.length, chars: texts.join('').length, ms: performance.now() - started });
+      };
+      // A second document of the same shapes is timed: the first paid for sizing buffers (and another
+      // text keeps the encoder's window cache out of the timing).
+      for (const [id, m] of classifiers) {
+        await m.scoreBatch(warmupDocument(m.entry.max_chars));
+        const doc = warmupDocument(m.entry.max_chars, 1);
+        await timed('classify', id, doc, () => m.scoreBatch(doc));
+      }
+      for (const [id, m] of taggers) {
+        await m.entitiesBatch(warmupDocument(m.entry.max_chars));
+        const doc = warmupDocument(m.entry.max_chars, 1);
+        await timed('entities', id, doc, () => m.entitiesBatch(doc));
+      }
+      return { ok: true, loaded: [...classifiers.keys(), ...taggers.keys()], timings };
     }
     default:
       return { ok: false, code: 'bad_task', message: 'unknown task' };

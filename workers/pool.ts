@@ -24,6 +24,7 @@ export function createModelPool(opts: PoolOptions): TaskRunner {
     windowCache: opts.windowCache,
     encoderPrecision: opts.encoderPrecision,
     allowCrashTask: opts.allowCrashTask,
+    nice: opts.nice,
   };
   const pool = new Piscina<ModelTask, ModelReply>({
     filename: new URL('./worker-entry.mjs', import.meta.url).href,

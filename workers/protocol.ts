@@ -5,6 +5,7 @@
  */
 import type { Entity } from '../inference/token-classifier.ts';
 import type { EncoderPrecision } from '../inference/use-lite-graph.ts';
+import type { PartTiming } from './inference-costs.ts';
 
 /** One model's share of an inference task. */
 export interface InferencePart {
@@ -13,10 +14,10 @@ export interface InferencePart {
   texts: string[];
 }
 
-/** A part's answer: scores, entities, or why that model could not answer. */
+/** A part's answer: scores, entities, or why that model could not answer; `ms` is how long the thread spent on it. */
 export type PartReply =
-  | { ok: true; scores: number[] }
-  | { ok: true; entities: Entity[][] }
+  | { ok: true; scores: number[]; ms?: number }
+  | { ok: true; entities: Entity[][]; ms?: number }
   | { ok: false; code: WorkerErrorCode; message: string };
 
 export type ModelTask =
@@ -29,7 +30,8 @@ export type ModelTask =
 
 export type ModelReply =
   | { ok: true; parts: PartReply[] }
-  | { ok: true; loaded: string[] }
+  /** `timings`: the warm-up's full-window runs, per model (the dispatcher's first inference costs). */
+  | { ok: true; loaded: string[]; timings: PartTiming[] }
   | { ok: true; released: number }
   | { ok: false; code: WorkerErrorCode; message: string };
 
@@ -46,6 +48,8 @@ export interface WorkerConfig {
   encoderPrecision?: EncoderPrecision;
   /** Test hook: a text containing the worker's CRASH_MARKER kills the thread, to prove crash recovery. */
   allowCrashTask: boolean;
+  /** The thread's nice value (`WORKER_NICE`; Linux sets it per thread): inference yields the cores to the event loop. */
+  nice?: number;
 }
 
 /** Test hook: with `allowCrashTask`, a text holding this marker kills the worker thread mid-task. */

@@ -45,10 +45,10 @@ describe('model pool: backpressure and deadlines', () => {
   let app: TestApp;
   let org: TestOrg;
   beforeAll(async () => {
-    // A scan asks the pool for pi-accurate, toxicity and pii-ner at once (one runs, two wait), then for
-    // toxicity-semantic and, when undecided, pi-semantic: a queue of three holds about one scan, and the 40
-    // below overflow it.
-    app = await startTestApp({ env: { WORKER_THREADS: '1', POOL_QUEUE_MAX: '3', POOL_MAX_BATCH: '1' } });
+    // A scan asks the pool for pi-accurate, toxicity and pii-ner at once, then for toxicity-semantic and, when
+    // undecided, pi-semantic; a request counts as waiting until its last slice runs: a queue of eight holds
+    // about two scans, and the 40 below overflow it.
+    app = await startTestApp({ env: { WORKER_THREADS: '1', POOL_QUEUE_MAX: '8', POOL_MAX_BATCH: '1' } });
     org = await buildOrg(app, 'Pressure');
   });
   afterAll(async () => app?.close());

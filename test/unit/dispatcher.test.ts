@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ModelDeadlineError, ModelOverloadedError, ModelUnavailableError } from '../../engine/model-client.ts';
-import { ModelDispatcher } from '../../workers/dispatcher.ts';
+import {
+  ModelCancelledError,
+  ModelDeadlineError,
+  ModelOverloadedError,
+  ModelUnavailableError,
+  type ModelCall,
+} from '../../engine/model-client.ts';
+import { ModelDispatcher, type DispatcherOptions } from '../../workers/dispatcher.ts';
 import type { TaskRunner } from '../../workers/pool.ts';
 import type { ModelReply, ModelTask, PartReply } from '../../workers/protocol.ts';
 
@@ -18,7 +24,29 @@ class ScriptedRunner implements TaskRunner {
 
 const parts = (t: ModelTask) => (t.op === 'infer' ? t.parts : []);
 const reply = (...p: PartReply[]): ModelReply => ({ ok: true, parts: p });
-const later = () => Date.now() + 60_000;
+const later = (tenant?: string, signal?: AbortSignal): ModelCall => ({
+  deadlineAt: Date.now() + 60_000,
+  tenant,
+  signal,
+});
+const texts = (t: ModelTask) => parts(t).flatMap((p) => p.texts);
+
+/** A dispatcher whose cost model says exactly 1 ms per character (the warm-up's timing), plus 0.02 ms per text. */
+async function priced(runner: ScriptedRunner, sliceMs: number, more: Partial<DispatcherOptions> = {}) {
+  const d = new ModelDispatcher(runner, { maxQueue: 100, maxBatchTexts: 32, sliceMs, ...more });
+  const warm = d.warmup(1_000);
+  for (const t of runner.tasks.splice(0))
+    t.finish({
+      ok: true,
+      loaded: ['m', 'ner'],
+      timings: [
+        { op: 'classify', model: 'm', chars: 1_000, texts: 1, ms: 1_000.02 },
+        { op: 'entities', model: 'ner', chars: 1_000, texts: 1, ms: 1_000.02 },
+      ],
+    });
+  await warm;
+  return d;
+}
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('ModelDispatcher', () => {
@@ -68,58 +96,124 @@ describe('ModelDispatcher', () => {
     expect(parts(runner.tasks[1]!.task)).toEqual([{ op: 'classify', model: 'm', texts: ['a', 'b'] }]);
   });
 
-  it('splits a large request into one piece per thread, never in one task, and joins the results in order', async () => {
+  it('cuts a long request into slices of about sliceMs, spread over the threads, and joins the results in order', async () => {
     const runner = new ScriptedRunner(2);
-    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 32, splitChars: 10 });
-    const texts = ['aaaa', 'bb', 'cccc', 'dd', 'eeee'];
-    const doc = d.classify('m', texts, later());
-    expect(runner.tasks).toHaveLength(2);
-    const [first, second] = runner.tasks.map((t) => parts(t.task)[0]!.texts);
-    expect([...first!, ...second!]).toEqual(texts);
-    expect(Math.abs(first!.join('').length - second!.join('').length)).toBeLessThanOrEqual(4);
-    runner.tasks[1]!.finish(reply({ ok: true, scores: second!.map((t) => t.length * 10) }));
-    runner.tasks[0]!.finish(reply({ ok: true, scores: first!.map((t) => t.length) }));
-    expect(await doc).toEqual([...first!.map((t) => t.length), ...second!.map((t) => t.length * 10)]);
+    const d = await priced(runner, 10);
+    const doc = d.classify('m', ['aaaa', 'bb', 'cccc', 'dd', 'eeee', 'f'], later());
+    // 4 + 2 fit in 10 ms, + 4 would not: [aaaa bb] [cccc dd] [eeee f]; two threads take two slices.
+    expect(runner.tasks.map((t) => texts(t.task))).toEqual([
+      ['aaaa', 'bb'],
+      ['cccc', 'dd'],
+    ]);
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [3, 4] }));
+    await tick();
+    expect(texts(runner.tasks[2]!.task)).toEqual(['eeee', 'f']);
+    runner.tasks[2]!.finish(reply({ ok: true, scores: [5, 6] }));
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [1, 2] }));
+    expect(await doc).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
-  it('keeps a small request whole, and pieces of a split one apart while batching them with others', async () => {
-    const runner = new ScriptedRunner(2);
-    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 32, splitChars: 10 });
-    const busy = [d.classify('m', ['x'], later()), d.classify('m', ['y'], later())];
-    const small = d.classify('m', ['abc', 'def'], later());
-    const big = d.entities('ner', ['0123456789', '0123456789', '0123456789'], later());
-    expect(runner.tasks).toHaveLength(2);
+  it('never puts two slices of one request in one task', async () => {
+    const runner = new ScriptedRunner(1);
+    const d = await priced(runner, 5);
+    void d.classify('m', ['busy'], later());
+    void d.classify('m', ['aaa', 'bbb', 'ccc'], later());
     runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
     await tick();
-    // The small request and the first piece of the big one share a task; the second piece waits for a thread.
-    expect(parts(runner.tasks[2]!.task)).toEqual([
-      { op: 'classify', model: 'm', texts: ['abc', 'def'] },
-      { op: 'entities', model: 'ner', texts: ['0123456789', '0123456789'] },
-    ]);
-    runner.tasks[1]!.finish(reply({ ok: true, scores: [1] }));
-    await tick();
-    expect(parts(runner.tasks[3]!.task)).toEqual([{ op: 'entities', model: 'ner', texts: ['0123456789'] }]);
-    runner.tasks[3]!.finish(reply({ ok: true, entities: [[{ start: 0, end: 1, label: 'PERSON', confidence: 1 }]] }));
-    runner.tasks[2]!.finish(reply({ ok: true, scores: [2, 3] }, { ok: true, entities: [[], []] }));
-    expect(await Promise.all([...busy, small, big])).toEqual([
-      [0],
-      [1],
-      [2, 3],
-      [[], [], [{ start: 0, end: 1, label: 'PERSON', confidence: 1 }]],
-    ]);
+    expect(texts(runner.tasks[1]!.task)).toEqual(['aaa']);
   });
 
-  it('one thread, or splitChars 0: never splits', async () => {
-    for (const [threads, splitChars] of [
-      [1, 10],
-      [2, 0],
-    ] as const) {
-      const runner = new ScriptedRunner(threads);
-      const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 32, splitChars });
-      void d.classify('m', ['0123456789', '0123456789'], later());
-      expect(runner.tasks).toHaveLength(1);
-      expect(parts(runner.tasks[0]!.task)[0]!.texts).toHaveLength(2);
+  it("serves tenants in turn: a small request waits for one slice, not for another tenant's backlog", async () => {
+    const runner = new ScriptedRunner(1);
+    const d = await priced(runner, 2);
+    const backlog = d.classify('m', ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], later('attacker'));
+    const small = d.classify('m', ['v'], later('victim'));
+    expect(texts(runner.tasks[0]!.task)).toEqual(['a1']);
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [1] }));
+    await tick();
+    // The victim's turn comes next (alone: the attacker's slice would pass the 2 ms budget).
+    expect(texts(runner.tasks[1]!.task)).toEqual(['v']);
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [9] }));
+    expect(await small).toEqual([9]);
+    for (let i = 2; i <= 6; i++) {
+      await tick();
+      runner.tasks.at(-1)!.finish(reply({ ok: true, scores: [i] }));
     }
+    expect(await backlog).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('one tenant may not fill the queue: past maxTenantQueue it alone is refused', async () => {
+    const runner = new ScriptedRunner(1);
+    const d = await priced(runner, 2, { maxQueue: 10, maxTenantQueue: 1 });
+    void d.classify('m', ['busy'], later('a'));
+    void d.classify('m', ['a1', 'a2', 'a3'], later('a'));
+    await expect(d.classify('m', ['a4'], later('a'))).rejects.toBeInstanceOf(ModelOverloadedError);
+    const other = d.classify('m', ['b'], later('b'));
+    expect([d.queueDepth, d.queuedPieces]).toEqual([2, 4]);
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
+    await tick();
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [7] }));
+    expect(await other).toEqual([7]);
+  });
+
+  it('an aborted request loses its waiting slices at once; the running one finishes unused', async () => {
+    const runner = new ScriptedRunner(1);
+    const d = await priced(runner, 2);
+    const gone = new AbortController();
+    const doc = d.classify('m', ['a1', 'a2', 'a3', 'a4'], later('t', gone.signal));
+    const next = d.classify('m', ['n'], later('t'));
+    expect([d.queueDepth, d.queuedPieces]).toEqual([2, 4]);
+    gone.abort();
+    await expect(doc).rejects.toBeInstanceOf(ModelCancelledError);
+    expect([d.queueDepth, d.queuedPieces]).toEqual([1, 1]);
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [1] }));
+    await tick();
+    expect(runner.tasks.map((t) => texts(t.task))).toEqual([['a1'], ['n']]);
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [2] }));
+    expect(await next).toEqual([2]);
+  });
+
+  it("an abort's Error reason is what the request rejects with; an already aborted signal queues nothing", async () => {
+    const runner = new ScriptedRunner(1);
+    const d = await priced(runner, 2);
+    const stop = new AbortController();
+    stop.abort(new ModelDeadlineError());
+    await expect(d.classify('m', ['x'], later('t', stop.signal))).rejects.toBeInstanceOf(ModelDeadlineError);
+    expect(runner.tasks).toHaveLength(0);
+  });
+
+  it('a failed slice fails its request and drops its other slices', async () => {
+    const runner = new ScriptedRunner(1);
+    const d = await priced(runner, 2);
+    const doc = d.classify('m', ['a1', 'a2', 'a3'], later());
+    runner.tasks[0]!.finish(reply({ ok: false, code: 'inference_failed', message: 'boom' }));
+    await expect(doc).rejects.toMatchObject({ name: 'ModelUnavailableError', reason: 'inference_failed' });
+    await tick();
+    expect(runner.tasks).toHaveLength(1);
+    expect(d.queueDepth).toBe(0);
+  });
+
+  it('refuses at once a request that could not finish before its deadline with every thread to itself', async () => {
+    const runner = new ScriptedRunner(2);
+    const d = await priced(runner, 10);
+    // 3,000 ms of work over 2 threads ≥ 1.5 s, deadline in 1 s.
+    const doomed = d.classify('m', ['x'.repeat(1_000), 'y'.repeat(1_000), 'z'.repeat(1_000)], {
+      deadlineAt: Date.now() + 1_000,
+    });
+    await expect(doomed).rejects.toBeInstanceOf(ModelDeadlineError);
+    expect(runner.tasks).toHaveLength(0);
+  });
+
+  it('learns each model’s cost from the threads’ timings', async () => {
+    const runner = new ScriptedRunner(1);
+    const d = await priced(runner, 0);
+    expect(d.inferenceCosts['classify:m']).toBe(1_000);
+    const long = 'x'.repeat(2_000);
+    const p = d.classify('m', [long], later());
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [0.5], ms: 4_000.02 }));
+    await p;
+    // EWMA: 1 ms/char moves a fifth of the way to 2 ms/char.
+    expect(d.inferenceCosts['classify:m']).toBe(1_200);
   });
 
   it('refuses past maxQueue with a Retry-After hint', async () => {
@@ -136,7 +230,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 1 });
     void d.classify('m', ['busy'], later());
-    const late = d.classify('m', ['late'], Date.now() + 20);
+    const late = d.classify('m', ['late'], { deadlineAt: Date.now() + 20 });
     await expect(late).rejects.toBeInstanceOf(ModelDeadlineError);
     runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
     await tick();

@@ -30,6 +30,8 @@ const schema = z.object({
   RATE_LIMIT_REQUESTS: int(1, 100_000_000).default(600_000),
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
   RATE_LIMIT_UNAUTHENTICATED_REQUESTS: int(1, 100_000_000).default(600),
+  // Characters a credential may scan per window (services/scan-budget.ts): at least SCAN_MAX_TEXT_CHARS.
+  RATE_LIMIT_SCAN_CHARS: int(1, 1_000_000_000_000).default(500_000_000),
   API_KEY_DEFAULT_TTL_DAYS: int(1, 3650).default(90),
   AUTH_CACHE_TTL_MS: z.preprocess(emptyAsUndefined, int(0, 3_600_000).optional()),
   IDEMPOTENCY_TTL_HOURS: int(1, 168).default(24),
@@ -41,12 +43,18 @@ const schema = z.object({
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   WORKER_THREADS: int(0, 64).default(availableParallelism()),
+  // Nice value of the model threads (Linux: per thread; 0 = as the process): the event loop, and so every
+  // request's I/O and in-process detectors, goes first when inference keeps every core busy.
+  WORKER_NICE: int(0, 19).default(10),
   // Cluster mode: this many processes share the port (also `npm start -- --cluster N`); 0 = one process.
   CLUSTER_WORKERS: int(0, 64).default(0),
-  POOL_QUEUE_MAX: int(1, 1_000_000).default(4096),
+  // Model request pieces (slices) allowed to wait, all organizations together, and one organization alone.
+  POOL_QUEUE_MAX: int(1, 1_000_000).default(16_384),
+  POOL_TENANT_QUEUE_MAX: int(1, 1_000_000).default(4_096),
   POOL_MAX_BATCH: int(1, 256).default(32),
-  // A model request of at least this many characters is split across the worker threads (0 = never).
-  POOL_SPLIT_CHARS: int(0, 50_000_000).default(8_000),
+  // Milliseconds of inference a piece of a model request aims at: long requests are cut into such slices,
+  // so other organizations' requests get a thread between them (0 = never cut).
+  POOL_SLICE_MS: int(0, 60_000).default(5),
   // Window embeddings each model thread keeps, shared by its sentence-encoder heads (0 = no cache).
   SEMANTIC_WINDOW_CACHE: int(0, 65_536).default(256),
   // Weights of the sentence encoder the model threads build (docs/decisions/0009-encoder-int8.md): fp32 as
@@ -58,6 +66,12 @@ const schema = z.object({
   RESULT_CACHE_TTL_SECONDS: int(1, 7 * 86_400).default(3_600),
   SCAN_DEADLINE_MS: int(10, 600_000).default(5_000),
   SCAN_MAX_TEXT_CHARS: int(1, 50_000_000).default(500_000),
+  // A text of at least SCAN_LONG_TEXT_CHARS is scanned in slices of SCAN_SLICE_MS of main-thread work with the
+  // event loop turning between them, and an organization may have SCAN_LONG_PER_ORG such scans in progress
+  // per process (more wait their turn, up to their deadline).
+  SCAN_LONG_TEXT_CHARS: int(1, 50_000_000).default(20_000),
+  SCAN_SLICE_MS: int(1, 1_000).default(2),
+  SCAN_LONG_PER_ORG: int(1, 1_000).default(2),
   SCAN_CONTENT_RETENTION_DAYS: int(1, 3650).default(30),
   // Whether this process runs scheduled jobs (Agenda). Any number of processes may: each run happens once.
   JOBS_ENABLED: bool.default(true),
@@ -180,6 +194,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(['EVIDENCE_S3_BUCKET: required with the other EVIDENCE_S3_* variables']);
   const identityIssues = identityConfigIssues(raw);
   if (identityIssues.length) throw new ConfigError(identityIssues);
+  if (raw.RATE_LIMIT_SCAN_CHARS < raw.SCAN_MAX_TEXT_CHARS)
+    throw new ConfigError([
+      `RATE_LIMIT_SCAN_CHARS: must be at least SCAN_MAX_TEXT_CHARS (${raw.SCAN_MAX_TEXT_CHARS}), or the largest scan could never pass`,
+    ]);
   if (raw.DEPLOYMENT_MODE === 'saas' && raw.METRICS_ENABLED && !raw.METRICS_TOKEN) {
     throw new ConfigError([
       'METRICS_TOKEN: required in saas mode while METRICS_ENABLED (metrics span every organization)',

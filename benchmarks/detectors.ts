@@ -63,7 +63,7 @@ const scanning = await startScanning(
     WORKER_THREADS: 1,
     POOL_QUEUE_MAX: 1024,
     POOL_MAX_BATCH: 32,
-    POOL_SPLIT_CHARS: 8_000,
+    POOL_SLICE_MS: 5,
     MODELS_DIR: undefined,
     SEMANTIC_WINDOW_CACHE: 0,
   },
@@ -72,7 +72,7 @@ const scanning = await startScanning(
 );
 const { engine } = scanning;
 const cached = await startScanning(
-  { WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, POOL_SPLIT_CHARS: 8_000, MODELS_DIR: undefined },
+  { WORKER_THREADS: 1, POOL_QUEUE_MAX: 1024, POOL_MAX_BATCH: 32, POOL_SLICE_MS: 5, MODELS_DIR: undefined },
   createMetrics(false),
   createLogger('warn'),
 );

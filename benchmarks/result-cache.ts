@@ -50,7 +50,7 @@ const scanning = await startScanning(
     WORKER_THREADS: Number(args.threads),
     POOL_QUEUE_MAX: 4096,
     POOL_MAX_BATCH: 32,
-    POOL_SPLIT_CHARS: 8_000,
+    POOL_SLICE_MS: 5,
     MODELS_DIR: undefined,
     SEMANTIC_WINDOW_CACHE: 0,
   },

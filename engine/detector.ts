@@ -5,6 +5,7 @@
  * them back from the normalised text through `NormalizedText.toOriginal`).
  */
 import type { Thresholds } from '../inference/manifest.ts';
+import type { Pace } from '../lib/steps.ts';
 import type { NormalizedText } from './normalize.ts';
 
 export const SURFACES = [
@@ -65,6 +66,15 @@ export interface DetectorInput {
   tier: Tier;
   /** Epoch ms by which model inference must finish (pool-backed detectors); absent = no deadline. */
   deadlineAt?: number;
+  /** Aborted when the scan no longer wants results (pool-backed detectors pass it on with their model requests). */
+  signal?: AbortSignal;
+  /** Whose scan this is (the organization): the model pool takes tenants in turn. */
+  tenant?: string;
+  /**
+   * Set for a long text: in-process work runs paced (lib/steps.ts), a slice at a time with the event loop
+   * turning between slices, and the detector answers with a promise. Absent: it runs at once.
+   */
+  pace?: Pace;
 }
 
 /** Main-thread detectors answer synchronously; pool-backed ones return a promise. */

@@ -13,7 +13,10 @@ import {
   type McpToolRef,
   type PolicyDecision,
 } from './policy.ts';
+import { abortReason } from './model-client.ts';
 import type { DetectorRegistry } from './registry.ts';
+import { TenantGate } from './tenant-gate.ts';
+import { SliceTurns } from '../lib/steps.ts';
 
 export interface ScanInput {
   surface: Surface;
@@ -58,6 +61,13 @@ export interface ScanOutcome {
 
 export interface ScanOptions {
   deadlineAt: number;
+  /**
+   * Aborted when nobody waits for the scan any more (its client went away): its waiting model work is
+   * dropped and the scan rejects with the signal's reason (ModelCancelledError when it gives none).
+   */
+  signal?: AbortSignal;
+  /** Whose scan this is (the organization): the model pool serves tenants in turn. */
+  tenant?: string;
   /** Called as each detector completes (for streaming). */
   onResult?(run: DetectorRun): void;
 }
@@ -96,12 +106,30 @@ export function resultCacheKey(
   return createHash('sha256').update(header).update('\n').update(text).digest('base64url');
 }
 
+/** How the engine treats long texts (absent: every text runs at once, unbounded). */
+export interface LongTextOptions {
+  /** A text of at least this many characters is long. */
+  chars: number;
+  /** Milliseconds of in-process detection per slice: a long text's scan lets the event loop turn between slices. */
+  sliceMs: number;
+  /** Long scans one tenant may have in progress at once; more wait their turn (tenant-gate.ts). */
+  perTenant: number;
+}
+
 export class ScanEngine {
+  private readonly gate: TenantGate | null;
+
   constructor(
     readonly registry: DetectorRegistry,
     private readonly observer?: EngineObserver,
     private readonly cache?: ResultCache,
-  ) {}
+    private readonly longText?: LongTextOptions,
+  ) {
+    this.gate = longText ? new TenantGate(longText.perTenant) : null;
+  }
+
+  /** One slice of long scans' in-process work per turn of the event loop, tenants in turn. */
+  private readonly turns = new SliceTurns();
 
   /**
    * Cacheable scans being computed, by cache key: an identical scan arriving meanwhile waits for that
@@ -152,6 +180,21 @@ export class ScanEngine {
   }
 
   private async compute(input: ScanInput, detectors: Detector[], opts: ScanOptions): Promise<ScanOutcome> {
+    const long = this.longText !== undefined && input.text!.length >= this.longText.chars;
+    const release = long && this.gate ? await this.gate.acquire(opts.tenant ?? '', opts.deadlineAt, opts.signal) : null;
+    try {
+      return await this.run(input, detectors, opts, long ? this.longText!.sliceMs : undefined);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async run(
+    input: ScanInput,
+    detectors: Detector[],
+    opts: ScanOptions,
+    sliceMs: number | undefined,
+  ): Promise<ScanOutcome> {
     const text = normalize(input.text!);
     const started = performance.now();
     const runs: (DetectorRun | undefined)[] = new Array(detectors.length);
@@ -162,20 +205,50 @@ export class ScanEngine {
       this.observer?.detector(detectors[i]!.name, input.tier, ms / 1000);
       opts.onResult?.(run);
     };
-    const detectorInput = { text, surface: input.surface, tier: input.tier, deadlineAt: opts.deadlineAt };
+    // One detector failing (a deadline, an overload) or the caller going away ends the scan: the other
+    // detectors' model requests still waiting are dropped rather than run for nobody.
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(abortReason(opts.signal!));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    let firstFailure: { error: unknown } | null = null;
+    const fail = (error: unknown) => {
+      firstFailure ??= { error };
+      stop.abort(error);
+      throw error;
+    };
+    const detectorInput = {
+      text,
+      surface: input.surface,
+      tier: input.tier,
+      deadlineAt: opts.deadlineAt,
+      signal: stop.signal,
+      tenant: opts.tenant,
+      pace:
+        sliceMs === undefined
+          ? undefined
+          : { sliceMs, turns: this.turns, tenant: opts.tenant ?? '', signal: stop.signal },
+    };
     const pending: Promise<void>[] = [];
     // Every detect() is called before any result is reported, so pool requests are queued (and
     // their inference overlaps the in-process detectors) before the first streaming event is written.
     const ready: [number, DetectorResult][] = [];
-    detectors.forEach((d, i) => {
+    for (const [i, d] of detectors.entries()) {
+      // a long text: the event loop turns between detectors too (each starts with a slice of its own work)
+      if (sliceMs !== undefined && i > 0) await this.turns.next(opts.tenant ?? '');
+      if (stop.signal.aborted) break;
       const out = input.precomputed?.get(d.name) ?? d.detect(detectorInput);
-      if (out instanceof Promise) pending.push(out.then((r) => finish(i, r)));
+      if (out instanceof Promise) pending.push(out.then((r) => finish(i, r), fail));
       else ready.push([i, out]);
-    });
+    }
     for (const [i, result] of ready) finish(i, result);
-    const settled = await Promise.allSettled(pending);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    try {
+      await Promise.allSettled(pending);
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+    if (firstFailure) throw (firstFailure as { error: unknown }).error;
+    if (stop.signal.aborted) throw abortReason(stop.signal);
     const done = runs as DetectorRun[];
     return {
       runs: done,

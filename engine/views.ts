@@ -3,6 +3,8 @@
  * also reads what an attacker hid in them, and the text with obfuscated spellings undone (letter-spaced
  * words, leetspeak) for the toxicity models. Each view remembers the normalised range it came from.
  */
+import { runNow, STEP_CHARS, type Steps } from '../lib/steps.ts';
+
 export interface TextView {
   /** The decoded text. */
   text: string;
@@ -19,8 +21,13 @@ const MAX_VIEWS = 16;
 
 /** Decoded segments that read as text (mostly printable); at most 16 per scan. */
 export function decodedViews(text: string): TextView[] {
+  return runNow(decodedViewsSteps(text));
+}
+
+/** decodedViews as steps that may pause (lib/steps.ts). */
+export function* decodedViewsSteps(text: string): Steps<TextView[]> {
   const views: TextView[] = [];
-  for (const [start, end] of base64Runs(text)) {
+  for (const [start, end] of yield* base64RunsSteps(text)) {
     if (views.length >= MAX_VIEWS) break;
     const raw = text.slice(start, end);
     // Identifiers, hashes and words are base64-alphabet too: require a mix that encoding produces.
@@ -28,7 +35,12 @@ export function decodedViews(text: string): TextView[] {
     const decoded = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
     if (readable(decoded)) views.push({ text: decoded, start, end, encoding: 'base64' });
   }
+  let since = 0;
   for (const m of text.matchAll(HEX_RUN)) {
+    if (m.index - since >= STEP_CHARS) {
+      since = m.index;
+      yield;
+    }
     if (views.length >= MAX_VIEWS) break;
     const decoded = Buffer.from(m[0].replace(/[\s:]/g, ''), 'hex').toString('utf8');
     if (readable(decoded)) views.push({ text: decoded, start: m.index, end: m.index + m[0].length, encoding: 'hex' });
@@ -45,10 +57,19 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
  * character of every shorter run; this was 2% of a scan's main-thread time).
  */
 export function base64Runs(text: string): [number, number][] {
+  return runNow(base64RunsSteps(text));
+}
+
+function* base64RunsSteps(text: string): Steps<[number, number][]> {
   const out: [number, number][] = [];
   const n = text.length;
   let i = 0;
+  let pauseAt = STEP_CHARS;
   while (i < n) {
+    if (i >= pauseAt) {
+      pauseAt = i + STEP_CHARS;
+      yield;
+    }
     const c = text.charCodeAt(i);
     if (c >= 128 || B64[c] === 0) {
       i++;
@@ -95,26 +116,41 @@ const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '
  * either way: the view is scored beside the text, never instead of it).
  */
 export function spellingView(text: string): TextView | null {
+  return runNow(spellingViewSteps(text));
+}
+
+/** spellingView as steps that may pause (lib/steps.ts). */
+export function* spellingViewSteps(text: string): Steps<TextView | null> {
   let changed = false;
-  const out = text
-    .replace(SPACED_LETTERS, (m) => {
-      changed = true;
-      // "I h a t e" / "a s s": a leading pronoun or article stays a word of its own
-      const lead = /^[IAa] [A-Za-z](?:[ .][A-Za-z]){2,}$/.test(m) ? m.slice(0, 2) : '';
-      return lead + m.slice(lead.length).replace(/[ .]/g, '');
-    })
-    .replace(LEET_WORD, (w) => {
-      // quantities and ordinals ("4th", "10km"), @mentions, $tickers and identifiers with capitals inside
-      // ("PS4", "WWG1WGA") are not leetspeak (hashtags never reach here)
-      if (
-        (w.match(/[A-Za-z]/g) ?? []).length < 2 ||
-        /^\d+[A-Za-z]{1,3}$/.test(w) ||
-        /^[@$]/.test(w) ||
-        /.[A-Z]/.test(w)
-      )
-        return w;
-      changed = true;
-      return w.replace(/[013457@$]/g, (c) => LEET[c] ?? c);
-    });
+  const joined = yield* replaceSteps(text, SPACED_LETTERS, (m) => {
+    changed = true;
+    // "I h a t e" / "a s s": a leading pronoun or article stays a word of its own
+    const lead = /^[IAa] [A-Za-z](?:[ .][A-Za-z]){2,}$/.test(m) ? m.slice(0, 2) : '';
+    return lead + m.slice(lead.length).replace(/[ .]/g, '');
+  });
+  const out = yield* replaceSteps(joined, LEET_WORD, (w) => {
+    // quantities and ordinals ("4th", "10km"), @mentions, $tickers and identifiers with capitals inside
+    // ("PS4", "WWG1WGA") are not leetspeak (hashtags never reach here)
+    if ((w.match(/[A-Za-z]/g) ?? []).length < 2 || /^\d+[A-Za-z]{1,3}$/.test(w) || /^[@$]/.test(w) || /.[A-Z]/.test(w))
+      return w;
+    changed = true;
+    return w.replace(/[013457@$]/g, (c) => LEET[c] ?? c);
+  });
   return changed && out !== text ? { text: out, start: 0, end: text.length, encoding: 'spelling' } : null;
+}
+
+/** `text.replace(re, f)` for a global regex that never matches the empty string, pausing between matches. */
+function* replaceSteps(text: string, re: RegExp, f: (match: string) => string): Steps<string> {
+  let out = '';
+  let last = 0;
+  let since = 0;
+  for (const m of text.matchAll(re)) {
+    out += text.slice(last, m.index) + f(m[0]);
+    last = m.index + m[0].length;
+    if (m.index - since >= STEP_CHARS) {
+      since = m.index;
+      yield;
+    }
+  }
+  return last === 0 ? text : out + text.slice(last);
 }

@@ -7,6 +7,7 @@
  * Only ASCII positions are scored: benign non-Latin text is "surprising" to a model of mostly-English
  * text and would outscore every attack (measured). Whitespace runs count as one space.
  */
+import { runNow, STEP_CHARS, type Steps } from '../lib/steps.ts';
 import { checkKind, MODELS_DIR, ModelIntegrityError, readVerified, type ModelEntry } from './manifest.ts';
 
 /** Symbols 1..95: printable ASCII from space; 96: any non-ASCII code unit; 0 is "no symbol". */
@@ -33,12 +34,43 @@ const MASKED =
 
 /** The text as symbols (whitespace runs collapsed to one space, lower-cased when `lower`) and each symbol's text offset. */
 export function symbolsOf(text: string, lower: boolean): { sym: Uint8Array; off: Uint32Array } {
+  return runNow(symbolsSteps(text, lower));
+}
+
+function* symbolsSteps(text: string, lower: boolean): Steps<{ sym: Uint8Array; off: Uint32Array }> {
   const masked = new Uint8Array(text.length);
-  for (const m of text.matchAll(MASKED)) masked.fill(1, m.index, m.index + m[0].length);
+  // matchAll runs on its own copy of the regex: pausing between matches is safe
+  let since = 0;
+  for (const m of text.matchAll(MASKED)) {
+    masked.fill(1, m.index, m.index + m[0].length);
+    if (m.index - since >= STEP_CHARS) {
+      since = m.index;
+      yield;
+    }
+  }
   const sym = new Uint8Array(text.length);
   const off = new Uint32Array(text.length + 1);
   let n = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let from = 0; from < text.length; from += STEP_CHARS) {
+    n = symbolsOver(text, lower, masked, sym, off, n, from, Math.min(text.length, from + STEP_CHARS));
+    yield;
+  }
+  off[n] = text.length;
+  return { sym: sym.subarray(0, n), off: off.subarray(0, n + 1) };
+}
+
+/** symbolsOf's loop over [from, to), `n` symbols written so far; returns the new count. */
+function symbolsOver(
+  text: string,
+  lower: boolean,
+  masked: Uint8Array,
+  sym: Uint8Array,
+  off: Uint32Array,
+  n: number,
+  from: number,
+  to: number,
+): number {
+  for (let i = from; i < to; i++) {
     let c = text.charCodeAt(i);
     if (lower && c >= 65 && c <= 90) c += 32;
     else if (c > 48 && c <= 57) c = 48;
@@ -47,8 +79,7 @@ export function symbolsOf(text: string, lower: boolean): { sym: Uint8Array; off:
     off[n] = i;
     sym[n++] = s;
   }
-  off[n] = text.length;
-  return { sym: sym.subarray(0, n), off: off.subarray(0, n + 1) };
+  return n;
 }
 
 /** 32-bit mix of an n-gram key (an integer < BASE^5 < 2^53); never 0. */
@@ -137,11 +168,38 @@ export function surprises(
   out: Float32Array,
   only?: Uint8Array,
 ): void {
+  runNow(surprisesSteps(t, sym, unseenBits, out, only));
+}
+
+function* surprisesSteps(
+  t: NgramTable,
+  sym: Uint8Array,
+  unseenBits: number,
+  out: Float32Array,
+  only?: Uint8Array,
+): Steps<void> {
   // keys of the k-grams ending here and at the previous symbol (the contexts); slots are looked up lazily,
   // highest order first, so a symbol whose 5-gram is in the table costs one lookup.
-  let keys = new Float64Array(MAX_ORDER);
-  let prev = new Float64Array(MAX_ORDER);
-  for (let i = 0; i < sym.length; i++) {
+  const state = { keys: new Float64Array(MAX_ORDER), prev: new Float64Array(MAX_ORDER) };
+  for (let from = 0; from < sym.length; from += STEP_CHARS) {
+    surprisesOver(t, sym, unseenBits, out, only, from, Math.min(sym.length, from + STEP_CHARS), state);
+    yield;
+  }
+}
+
+/** surprises() over positions [from, to): a plain loop, so the pausing generator costs nothing per symbol. */
+function surprisesOver(
+  t: NgramTable,
+  sym: Uint8Array,
+  unseenBits: number,
+  out: Float32Array,
+  only: Uint8Array | undefined,
+  from: number,
+  to: number,
+  state: { keys: Float64Array; prev: Float64Array },
+): void {
+  let { keys, prev } = state;
+  for (let i = from; i < to; i++) {
     const top = Math.min(MAX_ORDER, i + 1);
     let key = 0;
     for (let k = 1; k <= top; k++) {
@@ -169,6 +227,8 @@ export function surprises(
     prev = keys;
     keys = swap;
   }
+  state.keys = keys;
+  state.prev = prev;
 }
 
 export interface CharLmScore {
@@ -198,7 +258,11 @@ for (let c = 33; c < 127; c++) if (!/[0-9A-Za-z]/.test(String.fromCharCode(c))) 
 
 /** The max over `window`-position windows (ASCII positions not right after non-ASCII; with `punct_only` only at and after punctuation) of the mean surprise, with its range. */
 export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig): CharLmScore {
-  const { sym, off } = symbolsOf(text, cfg.lower);
+  return runNow(maxWindowSurpriseSteps(t, text, cfg));
+}
+
+function* maxWindowSurpriseSteps(t: NgramTable, text: string, cfg: CharLmConfig): Steps<CharLmScore> {
+  const { sym, off } = yield* symbolsSteps(text, cfg.lower);
   const pos = new Int32Array(sym.length);
   let npos = 0;
   // ASCII symbols right after a non-ASCII one (the spaces and commas of Greek or Chinese text) say nothing
@@ -215,7 +279,7 @@ export function maxWindowSurprise(t: NgramTable, text: string, cfg: CharLmConfig
   const scored = new Uint8Array(sym.length);
   for (let j = 0; j < npos; j++) scored[pos[j]!] = 1;
   const s = new Float32Array(sym.length);
-  surprises(t, sym, cfg.unseen_bits, s, scored);
+  yield* surprisesSteps(t, sym, cfg.unseen_bits, s, scored);
   const w = Math.min(cfg.window, npos);
   let sum = 0;
   for (let j = 0; j < w; j++) sum += s[pos[j]!]!;
@@ -235,6 +299,8 @@ export interface CharLm {
   readonly entry: ModelEntry;
   readonly config: CharLmConfig;
   score(text: string): CharLmScore;
+  /** The same score as steps that may pause (lib/steps.ts): a long text scored paced. */
+  scoreSteps(text: string): Steps<CharLmScore>;
 }
 
 /** Loads a `js-char-lm` entry (sha256 checked). @throws ModelIntegrityError */
@@ -242,5 +308,10 @@ export function loadCharLm(entry: ModelEntry, dir: string = MODELS_DIR): CharLm 
   checkKind(entry, 'text-classification', 'js-char-lm');
   const table = decodeTable(readVerified(entry, dir), entry.id);
   const config = entry.featurizer as unknown as CharLmConfig;
-  return { entry, config, score: (text) => maxWindowSurprise(table, text, config) };
+  return {
+    entry,
+    config,
+    score: (text) => maxWindowSurprise(table, text, config),
+    scoreSteps: (text) => maxWindowSurpriseSteps(table, text, config),
+  };
 }

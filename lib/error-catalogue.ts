@@ -120,6 +120,11 @@ export const entries = {
   redteamUnknownEvent: { status: 400, code: 'redteam.unknown_event', title: 'Unknown labeled event' },
   // rate limiting
   rateLimited: { status: 429, code: 'rate_limit.exceeded', title: 'Rate limit exceeded' },
+  scanCharactersExceeded: {
+    status: 429,
+    code: 'rate_limit.characters_exceeded',
+    title: 'Scanned-character limit exceeded',
+  },
   // idempotency
   idempotencyKeyInvalid: { status: 400, code: 'idempotency.key_invalid', title: 'Invalid Idempotency-Key' },
   idempotencyKeyReused: {
@@ -157,6 +162,8 @@ export const entries = {
   },
   overloaded: { status: 503, code: 'service.overloaded', title: 'Service overloaded' },
   scanDeadlineExceeded: { status: 504, code: 'scans.deadline_exceeded', title: 'Scan deadline exceeded' },
+  // Never seen by a client (it went away): what the access log and the metrics record for the request.
+  clientClosed: { status: 499, code: 'request.client_closed', title: 'Client closed the request' },
   metricsUnauthorized: { status: 401, code: 'metrics.unauthenticated', title: 'Metrics token required' },
   // service
   notReady: { status: 503, code: 'service.not_ready', title: 'Service not ready' },

@@ -208,6 +208,13 @@ export const Errors = {
     make('insufficientScope', `This operation requires the scope '${scope}'.`, { required_scope: scope }),
   rateLimited: (retryAfter: number) =>
     make('rateLimited', `Too many requests; retry after ${retryAfter} s.`, {}, { 'Retry-After': String(retryAfter) }),
+  scanCharactersExceeded: (limit: number, windowSeconds: number, retryAfter: number) =>
+    make(
+      'scanCharactersExceeded',
+      `This API key may scan ${limit} characters per ${windowSeconds} s (RATE_LIMIT_SCAN_CHARS); retry after ${retryAfter} s.`,
+      {},
+      { 'Retry-After': String(retryAfter) },
+    ),
   idempotencyKeyInvalid: () =>
     make('idempotencyKeyInvalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.'),
   /** `request`: another method, path or body; `credential`: another principal's key; `unbound`: a record from before keys were bound to their principal. */
@@ -274,6 +281,9 @@ export const Errors = {
       'scanDeadlineExceeded',
       `Model inference did not finish within the scan deadline of ${ms} ms; nothing was stored.`,
     ),
+  /** The client closed the connection before its scan finished; the scan was called off. */
+  clientClosed: () =>
+    make('clientClosed', 'The client closed the connection before the scan finished; nothing was stored.'),
   metricsUnauthorized: () =>
     make(
       'metricsUnauthorized',

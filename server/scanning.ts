@@ -30,11 +30,16 @@ export interface ScanningOptions {
 
 type ScanningConfig = Pick<
   Config,
-  'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'POOL_SPLIT_CHARS' | 'MODELS_DIR'
+  'WORKER_THREADS' | 'POOL_QUEUE_MAX' | 'POOL_MAX_BATCH' | 'POOL_SLICE_MS' | 'MODELS_DIR'
 > &
   Partial<
     Pick<
       Config,
+      | 'POOL_TENANT_QUEUE_MAX'
+      | 'WORKER_NICE'
+      | 'SCAN_LONG_TEXT_CHARS'
+      | 'SCAN_SLICE_MS'
+      | 'SCAN_LONG_PER_ORG'
       | 'SEMANTIC_WINDOW_CACHE'
       | 'ENCODER_PRECISION'
       | 'RESULT_CACHE_BYTES'
@@ -61,11 +66,13 @@ export async function startScanning(
       windowCache: config.SEMANTIC_WINDOW_CACHE,
       encoderPrecision: config.ENCODER_PRECISION ?? DEFAULT_ENCODER_PRECISION,
       allowCrashTask: opts.allowCrashTask ?? false,
+      nice: config.WORKER_NICE,
     });
     dispatcher = new ModelDispatcher(pool, {
       maxQueue: config.POOL_QUEUE_MAX,
+      maxTenantQueue: config.POOL_TENANT_QUEUE_MAX,
       maxBatchTexts: config.POOL_MAX_BATCH,
-      splitChars: config.POOL_SPLIT_CHARS,
+      sliceMs: config.POOL_SLICE_MS,
       observer: {
         dispatched: (waitMs, texts) => {
           metrics.poolWait.observe(waitMs / 1000);
@@ -142,6 +149,11 @@ export async function startScanning(
       cacheJoined: () => metrics.scanCache.inc({ result: 'hit', level: 'inflight' }),
     },
     cache,
+    {
+      chars: config.SCAN_LONG_TEXT_CHARS ?? 20_000,
+      sliceMs: config.SCAN_SLICE_MS ?? 2,
+      perTenant: config.SCAN_LONG_PER_ORG ?? 2,
+    },
   );
   return {
     engine,

@@ -3,6 +3,7 @@
  * buses, caches, the rate limiter, the authenticator, the group-commit scan writer and the webhook
  * pump. `buildApp` (api/app.ts) only mounts HTTP on what this returns; `start()` starts the pump.
  */
+import { ScanBudget } from '../services/scan-budget.ts';
 import { readFileSync } from 'node:fs';
 import type { AppDeps, AppServices } from '../api/context.ts';
 import { LATEST_API_VERSION } from '../api/versions.ts';
@@ -158,6 +159,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
       metrics,
       deadlineMs: config.SCAN_DEADLINE_MS,
       retentionDays: config.SCAN_CONTENT_RETENTION_DAYS,
+      budget: new ScanBudget(rateLimiter, config.RATE_LIMIT_SCAN_CHARS, config.RATE_LIMIT_WINDOW_SECONDS),
     },
     redaction: {
       db,

@@ -16,7 +16,8 @@ export interface RateLimitDecision {
  * One counter per (bucket, window).
  */
 export interface RateLimiter {
-  hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /** Adds `cost` (default 1; negative gives back) to the bucket's counter of the current window. */
+  hit(bucket: string, limit: number, windowSeconds: number, cost?: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 
@@ -35,7 +36,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweeper = setInterval(() => this.sweep(), 60_000).unref();
   }
 
-  async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+  async hit(bucket: string, limit: number, windowSeconds: number, cost = 1): Promise<RateLimitDecision> {
     const nowMs = this.clock.now().getTime();
     const windowMs = windowSeconds * 1000;
     let c = this.counters.get(bucket);
@@ -43,7 +44,7 @@ export class MemoryRateLimiter implements RateLimiter {
       c = { endsAt: (Math.floor(nowMs / windowMs) + 1) * windowMs, count: 0 };
       this.counters.set(bucket, c);
     }
-    c.count += 1;
+    c.count += cost;
     return decide(c.count, limit, windowSeconds, nowMs);
   }
 
@@ -78,12 +79,12 @@ export class RedisRateLimiter implements RateLimiter {
     this.local = new MemoryRateLimiter(clock);
   }
 
-  async hit(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+  async hit(bucket: string, limit: number, windowSeconds: number, cost = 1): Promise<RateLimitDecision> {
     // A disconnected client refuses at once (no offline queue); a silent server would cost every
     // request the command timeout, so after one failure nobody asks Redis but the probe.
     if (this.degraded || this.redis.status !== 'ready') {
       this.degrade(null);
-      return this.local.hit(bucket, limit, windowSeconds);
+      return this.local.hit(bucket, limit, windowSeconds, cost);
     }
     const nowMs = this.clock.now().getTime();
     const window = Math.floor(nowMs / (windowSeconds * 1000));
@@ -91,15 +92,15 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       const res = await this.redis
         .multi()
-        .incr(key)
+        .incrby(key, cost)
         .pexpire(key, windowSeconds * 1000 + 1000)
         .exec();
-      const [err, count] = res?.[0] ?? [new Error('no reply to INCR'), null];
+      const [err, count] = res?.[0] ?? [new Error('no reply to INCRBY'), null];
       if (err) throw err;
       return decide(Number(count), limit, windowSeconds, nowMs);
     } catch (err) {
       this.degrade(err as Error);
-      return this.local.hit(bucket, limit, windowSeconds);
+      return this.local.hit(bucket, limit, windowSeconds, cost);
     }
   }
 

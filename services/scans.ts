@@ -12,11 +12,12 @@ import { sha256Hex } from '../lib/crypto.ts';
 import { Errors } from '../lib/errors.ts';
 import { newTimedId } from '../lib/ids.ts';
 import { fetchPage, type Page } from '../lib/keyset-page.ts';
-import { ModelDeadlineError, ModelOverloadedError } from '../engine/model-client.ts';
+import { ModelCancelledError, ModelDeadlineError, ModelOverloadedError } from '../engine/model-client.ts';
 import type { Db } from '../store/db.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '../store/scans.ts';
 import type { PolicyCache } from './policies/cache.ts';
+import type { ScanBudget } from './scan-budget.ts';
 import type { CreateScanInput, ListScansInput } from './scan-input.ts';
 import { shapeFinding } from './scan-findings.ts';
 import { scanDeliveries, type SubscriptionCache } from './webhooks/subscriptions.ts';
@@ -33,6 +34,8 @@ export interface ScanDeps {
   metrics: Metrics;
   deadlineMs: number;
   retentionDays: number;
+  /** Characters per window per credential (absent: only the request count limits). */
+  budget?: ScanBudget;
 }
 
 export interface ScanMeta {
@@ -44,6 +47,8 @@ export interface ScanMeta {
   policy?: CompiledPolicy | null;
   /** Detector results the caller computed already (engine ScanInput.precomputed). */
   precomputed?: ReadonlyMap<string, DetectorResult>;
+  /** Aborted when the client goes away: the scan is called off (its waiting model work dropped), nothing stored. */
+  signal?: AbortSignal;
 }
 
 /** SHA-256 of an end-user id, lowercase hex: the only form in which it is stored. */
@@ -72,7 +77,8 @@ export async function checkScanRequest(
 /**
  * Scans the content and commits the scan; resolves only after the row is committed. `body` holds
  * only storable text: the route chain made its content so and refused anything else (api/storable-text.ts).
- * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`, 503 `service.overloaded`, 504 `scans.deadline_exceeded`.
+ * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`, 429 `rate_limit.characters_exceeded`,
+ * 499 `request.client_closed` (meta.signal aborted), 503 `service.overloaded`, 504 `scans.deadline_exceeded`.
  */
 export async function createScan(
   deps: ScanDeps,
@@ -93,6 +99,7 @@ export async function createScan(
   subscriptions.catch(() => undefined);
   const text =
     content.type === 'text' ? content.text : content.type === 'toolset' ? renderToolset(content.tools) : null;
+  if (text !== null) await deps.budget?.take(meta.apiKeyId, text.length);
   let outcome;
   try {
     outcome = await engine.scan(
@@ -111,11 +118,12 @@ export async function createScan(
           mcp_tools: mcpTools,
         },
       },
-      { deadlineAt: Date.now() + deps.deadlineMs, onResult: meta.onResult },
+      { deadlineAt: Date.now() + deps.deadlineMs, onResult: meta.onResult, signal: meta.signal, tenant: orgId },
     );
   } catch (err) {
     if (err instanceof ModelOverloadedError) throw Errors.overloaded(err.retryAfterSeconds);
     if (err instanceof ModelDeadlineError) throw Errors.scanDeadlineExceeded(deps.deadlineMs);
+    if (err instanceof ModelCancelledError) throw Errors.clientClosed();
     throw err;
   }
 

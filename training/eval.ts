@@ -79,7 +79,7 @@ const scanning = await startScanning(
     WORKER_THREADS: threads,
     POOL_QUEUE_MAX: Math.max(4096, concurrency * 4),
     POOL_MAX_BATCH: 32,
-    POOL_SPLIT_CHARS: 8_000,
+    POOL_SLICE_MS: 5,
     MODELS_DIR: process.env.MODELS_DIR,
     ENCODER_PRECISION: loadConfig({ ENCODER_PRECISION: process.env.ENCODER_PRECISION }).ENCODER_PRECISION,
   },

@@ -28,7 +28,8 @@ const REPLAYED_HEADERS = ['content-type', 'location'];
  * reuse by the same principal with the same method, path and body replays it (`Idempotent-Replayed:
  * true`); a reuse by another principal (or of a record bound to none, from before binding), or with
  * anything else, is 409 `idempotency.key_reused`; a reuse while the first is still running is 409
- * `idempotency.request_in_progress`. A 5xx releases the key so a retry runs afresh.
+ * `idempotency.request_in_progress`. A 5xx, or a 499 (the client went away before its answer), releases
+ * the key so a retry runs afresh.
  */
 export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buffer) {
   const deps: IdempotencyDeps = { db, clock, ttlHours, sealKey };
@@ -66,7 +67,8 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
     res.send = (body?: unknown) => {
       if (settled) return send(body);
       settled = true;
-      if (res.statusCode >= 500) {
+      // A 5xx, or a request whose client went away (499, never delivered): a retry runs afresh.
+      if (res.statusCode >= 500 || res.statusCode === 499) {
         release().catch((err: Error) => req.log.error({ err: err.message }, 'idempotency release failed'));
         return send(body);
       }

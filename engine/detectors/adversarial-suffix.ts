@@ -7,6 +7,7 @@
  */
 import type { CharLm } from '../../inference/char-lm.ts';
 import type { Thresholds } from '../../inference/manifest.ts';
+import { runSteps } from '../../lib/steps.ts';
 import type { DetectorInput, DetectorResult, FindingItem, Surface } from '../detector.ts';
 import { round } from './scoring.ts';
 
@@ -20,12 +21,15 @@ export interface SuffixScore {
   end: number;
 }
 
-/** The suffix score of the original text (offsets into it), or null where the scorer does not run (surface, no model). */
-export function suffixScore(lm: CharLm | null, input: DetectorInput): SuffixScore | null {
+/**
+ * The suffix score of the original text (offsets into it), or null where the scorer does not run (surface,
+ * no model); paced (a promise) when the input says so.
+ */
+export function suffixScore(lm: CharLm | null, input: DetectorInput): SuffixScore | null | Promise<SuffixScore> {
   if (!lm || !SUFFIX_SURFACES.has(input.surface)) return null;
   // The original text, as the model was trained: homoglyph folding turns Cyrillic and Greek prose into a
   // mix of Latin and non-Latin letters that reads like token soup (measured on a Russian prompt).
-  return lm.score(input.text.original);
+  return runSteps(lm.scoreSteps(input.text.original), input.pace);
 }
 
 /**

@@ -3,6 +3,7 @@
  * decide the confidence). Runs synchronously on the normalised text and reports spans in original
  * offsets; where two recognizers claim overlapping text, the more confident (then longer) one wins.
  */
+import { runNow, STEP_CHARS, type Steps } from '../../lib/steps.ts';
 import type { DetectorInput, FindingItem } from '../detector.ts';
 import {
   abaValid,
@@ -226,9 +227,15 @@ const RECOGNIZERS: readonly Recognizer[] = [
   { label: 'STREET_ADDRESS', re: STREET_RE, needs: 'digit', judge: judgeStreet },
 ];
 
-function runRecognizer(r: Recognizer, text: string, hits: Hit[], phones: PhoneBudget): void {
-  r.re.lastIndex = 0;
-  for (let m = r.re.exec(text); m !== null; m = r.re.exec(text)) {
+/** One recognizer's hits; pauses between matches (its own copy of the regex: another scan may run meanwhile). */
+function* runRecognizer(r: Recognizer, text: string, hits: Hit[], phones: PhoneBudget): Steps<void> {
+  const re = new RegExp(r.re);
+  let since = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m.index - since >= STEP_CHARS) {
+      since = m.index;
+      yield;
+    }
     const verdict = r.judge(m, text, phones);
     if (verdict)
       hits.push({
@@ -241,14 +248,20 @@ function runRecognizer(r: Recognizer, text: string, hits: Hit[], phones: PhoneBu
 }
 
 /** Account numbers: digit runs within 30 chars after an account word (context-required). */
-function findAccounts(text: string, hits: Hit[]): void {
-  ACCOUNT_CONTEXT_RE.lastIndex = 0;
+function* findAccounts(text: string, hits: Hit[]): Steps<void> {
+  const context = new RegExp(ACCOUNT_CONTEXT_RE);
+  const digits = new RegExp(ACCOUNT_DIGITS_RE);
   let searchedTo = 0;
-  for (let c = ACCOUNT_CONTEXT_RE.exec(text); c !== null; c = ACCOUNT_CONTEXT_RE.exec(text)) {
+  let since = 0;
+  for (let c = context.exec(text); c !== null; c = context.exec(text)) {
+    if (c.index - since >= STEP_CHARS) {
+      since = c.index;
+      yield;
+    }
     const from = Math.max(c.index + c[0].length, searchedTo);
     const limit = c.index + c[0].length + CONTEXT_CHARS;
-    ACCOUNT_DIGITS_RE.lastIndex = from;
-    for (let m = ACCOUNT_DIGITS_RE.exec(text); m !== null && m.index <= limit; m = ACCOUNT_DIGITS_RE.exec(text)) {
+    digits.lastIndex = from;
+    for (let m = digits.exec(text); m !== null && m.index <= limit; m = digits.exec(text)) {
       hits.push({ start: m.index, end: m.index + m[0].length, label: 'BANK_ACCOUNT', confidence: 0.85 });
       searchedTo = m.index + m[0].length;
     }
@@ -285,6 +298,11 @@ function resolveOverlaps(hits: Hit[]): Hit[] {
 
 /** Regex PII items (`source: 'regex'`) over the normalised text, spans in original offsets. */
 export function findPiiRegex(input: DetectorInput): FindingItem[] {
+  return runNow(piiRegexSteps(input));
+}
+
+/** findPiiRegex as steps that may pause (lib/steps.ts): a long text's recognizers run paced. */
+export function* piiRegexSteps(input: DetectorInput): Steps<FindingItem[]> {
   const { text, original } = input.text;
   if (text.length === 0) return [];
   const digit = /\d/.test(text);
@@ -297,8 +315,11 @@ export function findPiiRegex(input: DetectorInput): FindingItem[] {
   };
   const hits: Hit[] = [];
   const phones = newPhoneBudget();
-  for (const r of RECOGNIZERS) if (has[r.needs]) runRecognizer(r, text, hits, phones);
-  if (has.digit) findAccounts(text, hits);
+  for (const r of RECOGNIZERS) {
+    if (has[r.needs]) yield* runRecognizer(r, text, hits, phones);
+    yield;
+  }
+  if (has.digit) yield* findAccounts(text, hits);
   return resolveOverlaps(hits).map((h) => {
     const span = input.text.toOriginal(h.start, h.end);
     // Two decimals: context boosts are sums of tenths, and 0.7 + 0.1 is 0.7999… in floating point.

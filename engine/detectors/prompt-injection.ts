@@ -16,8 +16,9 @@ import type { Detector, DetectorInput, DetectorResult } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
 import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
-import { decodedViews, type TextView } from '../views.ts';
-import { suffixScore, withSuffix } from './adversarial-suffix.ts';
+import { decodedViewsSteps, type TextView } from '../views.ts';
+import { andThen, runSteps, type Steps } from '../../lib/steps.ts';
+import { suffixScore, withSuffix, type SuffixScore } from './adversarial-suffix.ts';
 import { combinationOf, type Combination, type Top } from './prompt-injection-combine.ts';
 import { best, itemFor, scorePoolModels, windowsOf, type Window } from './scoring.ts';
 
@@ -47,12 +48,22 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   const defaultThresholds = accurate ? requireThresholds(accurate) : fastThresholds;
 
   const bySurface = new Map(ALL_SURFACES.map((s) => [s, combinationOf(accurate, fastEntry, deps.semantic ?? null, s)]));
-  const scoreFast = (input: DetectorInput, views: TextView[]): [Window[], number[]] => {
+  function* fastSteps(input: DetectorInput, views: TextView[]): Steps<Top> {
     const windows = windowsOf(input, fastEntry.max_chars, views);
-    return [windows, windows.map((w) => deps.fast.score(w.text))];
-  };
-  const runFast = (input: DetectorInput, views: TextView[], note?: string): DetectorResult =>
-    finding(input, best(...scoreFast(input, views)), note ? `${fastSource};${note}` : fastSource, fastThresholds, note);
+    const scores: number[] = [];
+    for (const w of windows) {
+      scores.push(deps.fast.score(w.text));
+      yield;
+    }
+    return best(windows, scores);
+  }
+  /** pi-fast's best window: at once, or paced for a long text. */
+  const scoreFast = (input: DetectorInput, views: TextView[]): Top | Promise<Top> =>
+    runSteps(fastSteps(input, views), input.pace);
+  const runFast = (input: DetectorInput, views: TextView[], note?: string): DetectorResult | Promise<DetectorResult> =>
+    andThen(scoreFast(input, views), (top) =>
+      finding(input, top, note ? `${fastSource};${note}` : fastSource, fastThresholds, note),
+    );
 
   return {
     name: 'prompt_injection',
@@ -68,16 +79,22 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     thresholds: defaultThresholds,
     frameworks: frameworksFor('prompt_injection'),
     detect(input) {
-      const suffix = suffixScore(deps.suffix ?? null, input);
+      // the models first: their pool requests queue before the suffix scorer's in-process work
       const result = detectModels(input);
-      const fold = (r: DetectorResult): DetectorResult =>
-        withSuffix(input, r, deps.suffix ?? null, suffix, defaultThresholds);
-      return result instanceof Promise ? result.then(fold) : fold(result);
+      const suffix = suffixScore(deps.suffix ?? null, input);
+      const fold = (s: SuffixScore | null, r: DetectorResult): DetectorResult =>
+        withSuffix(input, r, deps.suffix ?? null, s, defaultThresholds);
+      if (suffix instanceof Promise || result instanceof Promise)
+        return Promise.all([suffix, result]).then(([s, r]) => fold(s, r));
+      return fold(suffix, result);
     },
   };
 
   function detectModels(input: DetectorInput): DetectorResult | Promise<DetectorResult> {
-    const views = decodedViews(input.text.text);
+    return andThen(runSteps(decodedViewsSteps(input.text.text), input.pace), (views) => detectViews(input, views));
+  }
+
+  function detectViews(input: DetectorInput, views: TextView[]): DetectorResult | Promise<DetectorResult> {
     if (input.tier === 'fast') return runFast(input, views);
     const models = deps.models;
     const combine = bySurface.get(input.surface)!;
@@ -94,14 +111,17 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     models: ModelClient,
     combine: Combination,
   ): Promise<DetectorResult> {
-    const deadline = input.deadlineAt ?? Date.now() + 60_000;
     const tops = new Map<string, Top>();
-    const run = (entries: ModelEntry[]): Promise<void> =>
-      scorePoolModels(models, input, entries, views, deadline, tops);
+    const run = (entries: ModelEntry[]): Promise<void> => scorePoolModels(models, input, entries, views, tops);
     try {
-      if (combine.usesFast) tops.set(fastEntry.id, best(...scoreFast(input, views)));
       const cascade = input.tier === 'auto' ? combine.cascade : undefined;
-      await run(combine.pool.filter((e) => e.id !== cascade?.defer));
+      // the pool models queue first; pi-fast scores on this thread while they run
+      const first = run(combine.pool.filter((e) => e.id !== cascade?.defer));
+      if (combine.usesFast) {
+        first.catch(() => undefined); // awaited below: no unhandled rejection while pi-fast scores
+        tops.set(fastEntry.id, await scoreFast(input, views));
+      }
+      await first;
       if (cascade) {
         const early = cascade.early(tops, defaultThresholds.warn_above);
         deps.onCascade?.(early ? 'early' : 'full');

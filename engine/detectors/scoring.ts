@@ -5,7 +5,7 @@
 import { CHUNK_OVERLAP, chunkOverlap, chunkRanges } from '../chunk.ts';
 import type { ModelEntry } from '../../inference/manifest.ts';
 import type { DetectorInput, FindingItem } from '../detector.ts';
-import type { ModelClient } from '../model-client.ts';
+import type { ModelCall, ModelClient } from '../model-client.ts';
 import type { TextView } from '../views.ts';
 
 export interface Window {
@@ -52,6 +52,11 @@ export function best(windows: readonly Window[], scores: readonly number[]): { s
   return { score, window };
 }
 
+/** The model request of a detector's input: its deadline (a minute when it has none), signal and tenant. */
+export function modelCall(input: DetectorInput): ModelCall {
+  return { deadlineAt: input.deadlineAt ?? Date.now() + 60_000, signal: input.signal, tenant: input.tenant };
+}
+
 /**
  * Each pool model's best window over the text and its views (one `classify` per model, all at once), into
  * `tops` by model id. @throws the ModelClient's errors
@@ -61,16 +66,16 @@ export async function scorePoolModels(
   input: DetectorInput,
   entries: readonly ModelEntry[],
   views: readonly TextView[],
-  deadlineAt: number,
   tops: Map<string, { score: number; window: Window | null }>,
 ): Promise<void> {
+  const call = modelCall(input);
   const found = await Promise.all(
     entries.map(async (entry) => {
       const windows = windowsOf(input, entry.max_chars, views);
       const scores = await models.classify(
         entry.id,
         windows.map((w) => w.text),
-        deadlineAt,
+        call,
       );
       return best(windows, scores);
     }),

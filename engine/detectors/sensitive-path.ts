@@ -10,7 +10,8 @@
 import type { Detector, FindingItem } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
-import { findSensitivePaths } from './sensitive-path/matcher.ts';
+import { andThen, runSteps } from '../../lib/steps.ts';
+import { sensitivePathSteps } from './sensitive-path/matcher.ts';
 
 /** Detector: references to sensitive files and traversal sequences in any text surface. */
 export const sensitivePathDetector: Detector = {
@@ -23,14 +24,16 @@ export const sensitivePathDetector: Detector = {
   thresholds: { warn_above: 0.4, flag_above: 0.6, block_above: 0.85 },
   frameworks: frameworksFor('sensitive_path'),
   detect(input) {
-    const items: FindingItem[] = findSensitivePaths(input).map((m) => ({
-      text: m.text,
-      label: m.label,
-      confidence: m.confidence,
-      source: m.source,
-      span: m.span,
-    }));
-    const score = items.reduce((max, i) => Math.max(max, i.confidence), 0);
-    return { detector: 'sensitive_path', score, items };
+    return andThen(runSteps(sensitivePathSteps(input), input.pace), (matches) => {
+      const items: FindingItem[] = matches.map((m) => ({
+        text: m.text,
+        label: m.label,
+        confidence: m.confidence,
+        source: m.source,
+        span: m.span,
+      }));
+      const score = items.reduce((max, i) => Math.max(max, i.confidence), 0);
+      return { detector: 'sensitive_path', score, items };
+    });
   },
 };

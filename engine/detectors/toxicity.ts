@@ -15,7 +15,8 @@ import type { Detector, DetectorInput, DetectorResult } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
 import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
-import { spellingView, type TextView } from '../views.ts';
+import { runSteps } from '../../lib/steps.ts';
+import { spellingViewSteps, type TextView } from '../views.ts';
 import { itemFor, scorePoolModels } from './scoring.ts';
 import { logisticStack, tag, type Stack, type Top } from './stacking.ts';
 
@@ -62,12 +63,10 @@ export function createToxicityDetector(deps: ToxicityDeps): Detector {
         return { detector: 'toxicity', score: 0, items: [], note: 'model_unavailable;reason=model_not_loaded' };
       const s = stacks.get(input.surface)!;
       const stack = input.tier === 'fast' ? s.reduced : s.full;
-      const view = spellingView(input.text.text);
+      const view = await runSteps(spellingViewSteps(input.text.text), input.pace);
       const views: TextView[] = view ? [view] : [];
-      const deadline = input.deadlineAt ?? Date.now() + 60_000;
       const tops = new Map<string, Top>();
-      const run = (entries: ModelEntry[]): Promise<void> =>
-        scorePoolModels(models, input, entries, views, deadline, tops);
+      const run = (entries: ModelEntry[]): Promise<void> => scorePoolModels(models, input, entries, views, tops);
       // the encoder runs after the lexical model (the auto tier's cascade may skip it; when it fails, the reduced form answers)
       const defer = stack.pool.some((e) => e.id === encoder) ? encoder : undefined;
       try {

@@ -65,11 +65,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AUDIT_DETECTION_EVENTS: 'some' })).toThrow(/AUDIT_DETECTION_EVENTS/);
   });
 
-  it('POOL_SPLIT_CHARS: 8,000 by default, 0 turns splitting off, negatives and fractions are refused', () => {
-    expect(loadConfig({}).POOL_SPLIT_CHARS).toBe(8_000);
-    expect(loadConfig({ POOL_SPLIT_CHARS: '0' }).POOL_SPLIT_CHARS).toBe(0);
-    for (const bad of ['-1', '1.5', 'many'])
-      expect(() => loadConfig({ POOL_SPLIT_CHARS: bad })).toThrow(/POOL_SPLIT_CHARS/);
+  it('POOL_SLICE_MS: 5 by default, 0 turns slicing off, negatives and fractions are refused', () => {
+    expect(loadConfig({}).POOL_SLICE_MS).toBe(5);
+    expect(loadConfig({ POOL_SLICE_MS: '0' }).POOL_SLICE_MS).toBe(0);
+    for (const bad of ['-1', '1.5', 'many']) expect(() => loadConfig({ POOL_SLICE_MS: bad })).toThrow(/POOL_SLICE_MS/);
+  });
+
+  it('POOL_TENANT_QUEUE_MAX: a quarter of POOL_QUEUE_MAX by default', () => {
+    const c = loadConfig({});
+    expect(c.POOL_TENANT_QUEUE_MAX * 4).toBe(c.POOL_QUEUE_MAX);
+  });
+
+  it('RATE_LIMIT_SCAN_CHARS: must let the largest scan through', () => {
+    expect(loadConfig({}).RATE_LIMIT_SCAN_CHARS).toBe(500_000_000);
+    expect(loadConfig({ RATE_LIMIT_SCAN_CHARS: '500000' }).RATE_LIMIT_SCAN_CHARS).toBe(500_000);
+    expect(() => loadConfig({ RATE_LIMIT_SCAN_CHARS: '499999' })).toThrow(/RATE_LIMIT_SCAN_CHARS.*SCAN_MAX_TEXT_CHARS/);
+    expect(loadConfig({ RATE_LIMIT_SCAN_CHARS: '1000', SCAN_MAX_TEXT_CHARS: '1000' }).RATE_LIMIT_SCAN_CHARS).toBe(
+      1_000,
+    );
   });
 
   it('SEMANTIC_WINDOW_CACHE: 256 windows by default, 0 turns the cache off, negatives and fractions are refused', () => {

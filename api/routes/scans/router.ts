@@ -4,6 +4,7 @@ import { parseIdParam } from '../../../lib/ids.ts';
 import { Errors } from '../../../lib/errors.ts';
 import { checkScanRequest, createScan, getScan, listScans, type ScanDeps } from '../../../services/scans.ts';
 import { streamedFinding } from '../../../services/scan-findings.ts';
+import { clientGone } from '../../client-gone.ts';
 import type { AppServices } from '../../context.ts';
 import type { IdempotencyHandle } from '../../middleware/idempotency.ts';
 import { problemBody, toProblem } from '../../middleware/problem.ts';
@@ -34,9 +35,17 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
       { status: 201, body: Scan, headers: ['Location'], description: 'The scan, decided and stored.' },
       { status: 200, description: SCAN_STREAM_DESCRIPTION, events: SCAN_STREAM_EVENTS },
     ],
-    errors: [entries.unknownDetector, entries.policyNotFound, entries.overloaded, entries.scanDeadlineExceeded],
+    errors: [
+      entries.unknownDetector,
+      entries.policyNotFound,
+      entries.scanCharactersExceeded,
+      entries.overloaded,
+      entries.scanDeadlineExceeded,
+    ],
     handler: async ({ req, res, principal, body }) => {
-      const meta = { apiKeyId: principal.actor_id, requestId: req.id };
+      // A client that goes away calls its scan off: waiting model work is dropped, nothing is stored, and
+      // an Idempotency-Key is released (499), so a retry runs the scan afresh.
+      const meta = { apiKeyId: principal.actor_id, requestId: req.id, signal: clientGone(res) };
       if (!wantsStream(req)) {
         const row = await createScan(deps, principal.org_id, body, meta);
         res.status(201).location(`/v1/scans/${row.id}`).json(presentScanResource(row, s.clock.now()));
@@ -46,8 +55,6 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
       const stream = new EventStream(res);
       stream.start();
       const idem = res.locals.idempotency as IdempotencyHandle | undefined;
-      // A client that goes away does not stop the scan: it finishes and commits whole, so a retry
-      // with the same Idempotency-Key gets the stored result instead of a second scan.
       try {
         const row = await createScan(deps, principal.org_id, body, {
           ...meta,

@@ -2,6 +2,7 @@
  * Walks the rule tables over a text: runs the triggered rules, grows each match to its whole path,
  * adjusts severity for traversal or a web URL, and keeps the best of overlapping matches.
  */
+import { runNow, STEP_CHARS, type Steps } from '../../../lib/steps.ts';
 import type { DetectorInput } from '../../detector.ts';
 import { grow, inferOs, WEB_URL } from './path-token.ts';
 import { RULES } from './rules.ts';
@@ -11,16 +12,23 @@ import { triggersIn } from './triggers.ts';
 import type { Candidate, SensitivePathMatch } from './types.ts';
 
 /** Runs the triggered rules; records where traversal sequences that reach a sensitive file start. */
-function findPathRules(text: string, found: ReadonlySet<string>, out: Candidate[], aimedAt: Set<number>): void {
+function* findPathRules(text: string, found: ReadonlySet<string>, out: Candidate[], aimedAt: Set<number>): Steps<void> {
   for (const rule of RULES) {
     if (!rule.triggers.some((t) => found.has(t))) continue;
-    rule.re.lastIndex = 0;
+    yield;
+    // its own copy of the regex: another scan may use the shared one while this one pauses
+    const re = new RegExp(rule.re);
     let floor = 0;
-    for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
+    let since = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      if (m.index - since >= STEP_CHARS) {
+        since = m.index;
+        yield;
+      }
       const [s, e] = grow(text, m.index, m.index + m[0].length, rule.extendRight === true, floor);
       // The grown path is one finding; resume after it so one long path is not re-grown per match.
       floor = e;
-      if (rule.re.lastIndex < e) rule.re.lastIndex = e;
+      if (re.lastIndex < e) re.lastIndex = e;
       const token = text.slice(s, e);
       if (rule.accept && !rule.accept(token)) continue;
       let severity = rule.severity;
@@ -85,16 +93,21 @@ function pickBest(candidates: Candidate[]): Candidate[] {
 
 /** Sensitive path references with severity, OS and reason; spans in original offsets. */
 export function findSensitivePaths(input: DetectorInput): SensitivePathMatch[] {
+  return runNow(sensitivePathSteps(input));
+}
+
+/** findSensitivePaths as steps that may pause (lib/steps.ts). */
+export function* sensitivePathSteps(input: DetectorInput): Steps<SensitivePathMatch[]> {
   const { text, original } = input.text;
   if (text.length === 0) return [];
   const found = triggersIn(text.toLowerCase());
   if (found.size === 0) return [];
   const paths: Candidate[] = [];
   const aimedAt = new Set<number>();
-  findPathRules(text, found, paths, aimedAt);
+  yield* findPathRules(text, found, paths, aimedAt);
   const kept = pickBest(paths);
   const traversals: Candidate[] = [];
-  if (TRAVERSAL_TRIGGERS.some((t) => found.has(t))) findTraversals(text, traversals, aimedAt);
+  if (TRAVERSAL_TRIGGERS.some((t) => found.has(t))) yield* findTraversals(text, traversals, aimedAt);
   // Traversal items overlap the path they lead to on purpose: both are evidence.
   return [...kept, ...pickBest(traversals)]
     .sort((a, b) => a.start - b.start || a.end - b.end)

@@ -1,4 +1,5 @@
 /** Directory traversal sequences: the pattern, how deep or encoded a run must be to matter, and their findings. */
+import { STEP_CHARS, type Steps } from '../../../lib/steps.ts';
 import { CONFIDENCE, LEVELS } from './severity.ts';
 import type { Candidate, PathSeverity } from './types.ts';
 
@@ -24,9 +25,15 @@ export function traversalSeverity(seq: string): PathSeverity | null {
 }
 
 /** Adds a finding per traversal run; a run that starts where a sensitive path was reached counts as high. */
-export function findTraversals(text: string, out: Candidate[], aimedAt: ReadonlySet<number>): void {
-  TRAVERSAL_RE.lastIndex = 0;
-  for (let m = TRAVERSAL_RE.exec(text); m !== null; m = TRAVERSAL_RE.exec(text)) {
+export function* findTraversals(text: string, out: Candidate[], aimedAt: ReadonlySet<number>): Steps<void> {
+  // its own copy of the regex: another scan may use the shared one while this one pauses
+  const re = new RegExp(TRAVERSAL_RE);
+  let since = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m.index - since >= STEP_CHARS) {
+      since = m.index;
+      yield;
+    }
     let severity = traversalSeverity(m[0]);
     if (!severity) continue;
     const end = m.index + m[0].length;

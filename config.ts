@@ -30,6 +30,8 @@ const schema = z.object({
   RATE_LIMIT_REQUESTS: int(1, 100_000_000).default(600_000),
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
   RATE_LIMIT_UNAUTHENTICATED_REQUESTS: int(1, 100_000_000).default(600),
+  // Per signed evidence upload URL (its own budget, not its address's): one upload needs one PUT and a few retries.
+  RATE_LIMIT_UPLOAD_REQUESTS: int(1, 100_000_000).default(60),
   API_KEY_DEFAULT_TTL_DAYS: int(1, 3650).default(90),
   AUTH_CACHE_TTL_MS: z.preprocess(emptyAsUndefined, int(0, 3_600_000).optional()),
   IDEMPOTENCY_TTL_HOURS: int(1, 168).default(24),

@@ -2802,6 +2802,20 @@ export interface operations {
           };
         };
       };
+      /** @description `rate_limit.exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'rate_limit.exceeded';
+          };
+        };
+      };
       /** @description `internal.error` */
       500: {
         headers: {

@@ -32,6 +32,8 @@ const schema = z.object({
   RATE_LIMIT_UNAUTHENTICATED_REQUESTS: int(1, 100_000_000).default(600),
   // Characters a credential may scan per window (services/scan-budget.ts): at least SCAN_MAX_TEXT_CHARS.
   RATE_LIMIT_SCAN_CHARS: int(1, 1_000_000_000_000).default(500_000_000),
+  // Per signed evidence upload URL (its own budget, not its address's): one upload needs one PUT and a few retries.
+  RATE_LIMIT_UPLOAD_REQUESTS: int(1, 100_000_000).default(60),
   API_KEY_DEFAULT_TTL_DAYS: int(1, 3650).default(90),
   AUTH_CACHE_TTL_MS: z.preprocess(emptyAsUndefined, int(0, 3_600_000).optional()),
   IDEMPOTENCY_TTL_HOURS: int(1, 168).default(24),

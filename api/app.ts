@@ -42,10 +42,12 @@ export interface BuiltApp {
 export function buildApp(services: AppServices): BuiltApp {
   const { config, db, clock, keyring, metrics, authenticator, rateLimiter } = services;
   const app = baseApp(services);
-  // Probe routes (RouteSpec.probe: liveness, readiness, metrics) answer here, before identification and
-  // rate limiting: a flood from one address must not turn liveness into 429s, nor spend its budget.
-  const probes = express.Router();
-  app.use(probes);
+  // Probes (liveness, readiness, metrics) and static files (the OpenAPI document, /docs) answer here,
+  // before identification and rate limiting: a flood from one address must not turn them into 429s,
+  // nor spend its budget. Signed routes (an evidence upload URL) check their signature here, so what it
+  // authenticates spends a budget of its own rather than the address's (RouteSpec.signed).
+  const early = express.Router();
+  app.use(early);
   // The dashboard's static files (api/dashboard.ts), outside the route table: a page, not an API operation.
   app.use(dashboardRouter(config));
   app.use(identify(authenticator));
@@ -57,7 +59,7 @@ export function buildApp(services: AppServices): BuiltApp {
     idempotency: idempotency(db, clock, config.IDEMPOTENCY_TTL_HOURS, keyring.idempotencyResponse),
   });
   declareRoutes(routes, services);
-  routes.mount(app, probes);
+  routes.mount(app, early);
 
   app.use((req, _res, next) => next(Errors.routeNotFound(req.method, req.path)));
   app.use(problemHandler(metrics, config.BODY_LIMIT_BYTES));
@@ -84,7 +86,7 @@ export function declareRoutes(routes: Routes, services: AppServices): void {
   detectorRoutes(routes, services, services.engine);
   webhookRoutes(routes, services, services.webhooks);
   redactionPolicyRoutes(routes, services);
-  evidenceUploadRoutes(routes, services.evidence);
+  evidenceUploadRoutes(routes, services.evidence, services.config.RATE_LIMIT_UPLOAD_REQUESTS);
   redteamRunRoutes(routes, services);
   labeledEventRoutes(routes, services);
   analyticsRoutes(routes, services, services.engine);

@@ -12,6 +12,7 @@ import type { IdentityDeps } from '../services/identity.ts';
 import type { IdentityProvider } from '../services/identity-provider.ts';
 import type { Principal, SessionIdentity } from '../services/principal.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
+import type { RateBudget } from './middleware/rate-limit.ts';
 import type { InvalidationBus } from '../services/invalidation-bus.ts';
 import type { Db } from '../store/db.ts';
 import type { ScanEngine } from '../engine/pipeline.ts';
@@ -75,6 +76,8 @@ declare global {
       /** Why the presented credential was refused; raised only by routes that need a principal. */
       authError?: ProblemError;
       rawBody?: Buffer;
+      /** The budget a request's own signed credential named (a signed upload URL), spent instead of its address's. */
+      budget?: RateBudget;
       apiVersion: string;
       startedAt: bigint;
     }

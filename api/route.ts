@@ -1,9 +1,18 @@
-import type { Express, IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
+import {
+  Router,
+  type Express,
+  type IRouter,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { z } from 'zod';
 import type { Entry } from '../lib/error-catalogue.ts';
 import { Errors } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
 import type { Principal, SessionIdentity } from '../services/principal.ts';
+import type { RateBudget } from './middleware/rate-limit.ts';
 import { mayHoldUnstorable, storableText, unstorableIssue } from './storable-text.ts';
 import { parseOr400 } from './validate.ts';
 
@@ -69,6 +78,23 @@ export interface RouteSpec<P, Q, B> {
    */
   probe?: boolean;
   /**
+   * A static, cacheable answer (the OpenAPI document, `/docs` and its assets): answered before
+   * identification and rate limiting like a probe. Served from memory, it costs less than counting it
+   * would, and a per-address budget would let one client behind a shared address refuse it to all.
+   */
+  staticFile?: boolean;
+  /**
+   * The request carries its own credential (an evidence upload URL's signature): checked before
+   * identification and rate limiting (see `mount`), so an address that spent its budget without a
+   * credential is not refused a request the credential authenticates. Answers the budget such a
+   * request spends instead — keyed by what the credential authenticates — or null when it
+   * authenticates nothing (a bad, expired or missing signature): the address's budget applies and
+   * the handler refuses the request. Must be cheap for a bad credential. What it throws is ignored
+   * (the address's budget applies): the handler must check the credential again when it finds no
+   * outcome of this check.
+   */
+  signed?: (req: Request) => Promise<RateBudget | null>;
+  /**
    * The handler reads the request stream itself (an evidence upload's bytes): no JSON body parsing;
    * `body` must be unset. Idempotency-Key still applies (with a bearer), fingerprinted without the body.
    */
@@ -96,7 +122,11 @@ export interface DeclaredRoute {
   body?: z.ZodType;
   /** Idempotency-Key applies: a POST or PUT, with a bearer (the middleware needs a principal). */
   idempotent?: boolean;
-  probe?: boolean;
+  /**
+   * Answered before identification, versioning and rate limiting (a probe or a static file): no
+   * `Service-Api-Version`, no `RateLimit-*` headers, never 429.
+   */
+  unmetered?: boolean;
   rawBody?: boolean;
   /** The route validates path parameters. */
   params?: boolean;
@@ -116,7 +146,10 @@ export interface RouteChain {
  */
 export class Routes {
   private readonly paths = new Map<string, Map<Method, RequestHandler[]>>();
-  private readonly probePaths = new Set<string>();
+  /** Paths answered before identification and rate limiting: probes and static files. */
+  private readonly unmeteredPaths = new Set<string>();
+  /** Each signed route's credential check, by path and method: mounted before identification. */
+  private readonly signedChecks: { path: string; method: Method; check: RequestHandler }[] = [];
   private readonly table: DeclaredRoute[] = [];
 
   constructor(private readonly chain: RouteChain) {}
@@ -142,7 +175,9 @@ export class Routes {
     if (!methods) this.paths.set(path, (methods = new Map()));
     const chain = this.bodyChain(method).filter((h) => !spec.rawBody || h !== this.chain.jsonBody);
     methods.set(method, [access(spec.access), ...chain, run(spec)]);
-    if (spec.probe) this.probePaths.add(path);
+    const unmetered = spec.probe === true || spec.staticFile === true;
+    if (unmetered) this.unmeteredPaths.add(path);
+    if (spec.signed) this.signedChecks.push({ path, method, check: signedCheck(spec.signed) });
     this.table.push({
       method: method.toUpperCase() as Uppercase<Method>,
       path,
@@ -151,7 +186,7 @@ export class Routes {
       body: spec.body,
       // The chain decides: the idempotency middleware is in it, and it acts only with a principal.
       idempotent: chain.includes(this.chain.idempotency) && spec.access !== 'public',
-      probe: spec.probe,
+      unmetered,
       rawBody: spec.rawBody,
       params: spec.params !== undefined,
       responds: spec.responds === undefined ? [] : ([] as Success[]).concat(spec.responds),
@@ -174,12 +209,20 @@ export class Routes {
   }
 
   /**
-   * Registers every path on `app`, except probe paths (with their 405), which go on `probes`: a
-   * router the app places before identification and rate limiting.
+   * Registers every path on `app`, except unmetered paths (probes and static files, with their 405),
+   * which go on `early`: a router the app places before identification and rate limiting. `early`
+   * also gets each signed route's credential check, which names the budget the route then spends.
    */
-  mount(app: Express, probes: IRouter): void {
+  mount(app: Express, early: IRouter): void {
+    if (this.signedChecks.length) {
+      const checks = Router();
+      for (const { path, method, check } of this.signedChecks) checks[method](path, check);
+      // A check that fails (a path it cannot decode, a database error) authenticates nothing: the
+      // request goes on to the limiter as its address's, and the route's own chain answers it.
+      early.use((req, res, next) => checks(req, res, () => next()));
+    }
     for (const [path, methods] of this.paths) {
-      const on: IRouter = this.probePaths.has(path) ? probes : app;
+      const on: IRouter = this.unmeteredPaths.has(path) ? early : app;
       for (const [method, handlers] of methods) on[method](path, ...handlers);
       const allowed = [...methods.keys()].map((m) => m.toUpperCase());
       if (allowed.includes('GET')) allowed.push('HEAD');
@@ -196,6 +239,15 @@ function access(a: Access): RequestHandler {
       return req.principal || req.session ? next() : next(req.authError ?? Errors.unauthenticated());
     if (!req.principal) return next(req.authError ?? Errors.unauthenticated());
     if (a !== 'authenticated' && !hasScope(req.principal.scopes, a)) return next(Errors.insufficientScope(a));
+    next();
+  };
+}
+
+/** Sets `req.budget` to what a signed route's credential authenticates, if anything; never refuses. */
+function signedCheck(signed: NonNullable<RouteSpec<unknown, unknown, unknown>['signed']>): RequestHandler {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const budget = await signed(req);
+    if (budget) req.budget = budget;
     next();
   };
 }

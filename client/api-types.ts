@@ -2802,6 +2802,20 @@ export interface operations {
           };
         };
       };
+      /** @description `rate_limit.exceeded` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'rate_limit.exceeded';
+          };
+        };
+      };
       /** @description `internal.error` */
       500: {
         headers: {
@@ -11922,8 +11936,6 @@ export interface operations {
       header?: {
         /** @description Kept and echoed when it matches the pattern; otherwise the server assigns one. */
         'X-Request-Id'?: components['parameters']['XRequestId'];
-        /** @description Pins a dated API revision (YYYY-MM-DD): the newest revision on or before it answers. Absent: the latest (2026-11-01). Revisions: 2026-11-01. */
-        'Service-Api-Version'?: components['parameters']['ServiceApiVersion'];
       };
       path?: never;
       cookie?: never;
@@ -11934,18 +11946,13 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
-          'Service-Api-Version': components['headers']['ServiceApiVersion'];
-          'RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'RateLimit-Reset': components['headers']['RateLimitReset'];
-          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['OpenApiDocument'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `request.malformed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -11954,21 +11961,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
-          };
-        };
-      };
-      /** @description `rate_limit.exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'rate_limit.exceeded';
+            code?: 'request.malformed';
           };
         };
       };
@@ -11982,20 +11975,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'internal.error';
-          };
-        };
-      };
-      /** @description `service.database_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'service.database_unavailable';
           };
         };
       };
@@ -12007,8 +11986,6 @@ export interface operations {
       header?: {
         /** @description Kept and echoed when it matches the pattern; otherwise the server assigns one. */
         'X-Request-Id'?: components['parameters']['XRequestId'];
-        /** @description Pins a dated API revision (YYYY-MM-DD): the newest revision on or before it answers. Absent: the latest (2026-11-01). Revisions: 2026-11-01. */
-        'Service-Api-Version'?: components['parameters']['ServiceApiVersion'];
       };
       path?: never;
       cookie?: never;
@@ -12019,18 +11996,13 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
-          'Service-Api-Version': components['headers']['ServiceApiVersion'];
-          'RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'RateLimit-Reset': components['headers']['RateLimitReset'];
-          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
           [name: string]: unknown;
         };
         content: {
           'text/html': string;
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `request.malformed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12039,21 +12011,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
-          };
-        };
-      };
-      /** @description `rate_limit.exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'rate_limit.exceeded';
+            code?: 'request.malformed';
           };
         };
       };
@@ -12067,20 +12025,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'internal.error';
-          };
-        };
-      };
-      /** @description `service.database_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'service.database_unavailable';
           };
         };
       };
@@ -12092,8 +12036,6 @@ export interface operations {
       header?: {
         /** @description Kept and echoed when it matches the pattern; otherwise the server assigns one. */
         'X-Request-Id'?: components['parameters']['XRequestId'];
-        /** @description Pins a dated API revision (YYYY-MM-DD): the newest revision on or before it answers. Absent: the latest (2026-11-01). Revisions: 2026-11-01. */
-        'Service-Api-Version'?: components['parameters']['ServiceApiVersion'];
       };
       path?: never;
       cookie?: never;
@@ -12104,18 +12046,13 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
-          'Service-Api-Version': components['headers']['ServiceApiVersion'];
-          'RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'RateLimit-Reset': components['headers']['RateLimitReset'];
-          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
           [name: string]: unknown;
         };
         content: {
           'text/javascript': string;
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `request.malformed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12124,21 +12061,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
-          };
-        };
-      };
-      /** @description `rate_limit.exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'rate_limit.exceeded';
+            code?: 'request.malformed';
           };
         };
       };
@@ -12152,20 +12075,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'internal.error';
-          };
-        };
-      };
-      /** @description `service.database_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'service.database_unavailable';
           };
         };
       };
@@ -12177,8 +12086,6 @@ export interface operations {
       header?: {
         /** @description Kept and echoed when it matches the pattern; otherwise the server assigns one. */
         'X-Request-Id'?: components['parameters']['XRequestId'];
-        /** @description Pins a dated API revision (YYYY-MM-DD): the newest revision on or before it answers. Absent: the latest (2026-11-01). Revisions: 2026-11-01. */
-        'Service-Api-Version'?: components['parameters']['ServiceApiVersion'];
       };
       path?: never;
       cookie?: never;
@@ -12189,18 +12096,13 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
-          'Service-Api-Version': components['headers']['ServiceApiVersion'];
-          'RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'RateLimit-Reset': components['headers']['RateLimitReset'];
-          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
           [name: string]: unknown;
         };
         content: {
           'text/css': string;
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `request.malformed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12209,21 +12111,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
-          };
-        };
-      };
-      /** @description `rate_limit.exceeded` */
-      429: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'rate_limit.exceeded';
+            code?: 'request.malformed';
           };
         };
       };
@@ -12237,20 +12125,6 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'internal.error';
-          };
-        };
-      };
-      /** @description `service.database_unavailable` */
-      503: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'service.database_unavailable';
           };
         };
       };

@@ -18,6 +18,11 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /** Adds `cost` (default 1; negative gives back) to the bucket's counter of the current window. */
   hit(bucket: string, limit: number, windowSeconds: number, cost?: number): Promise<RateLimitDecision>;
+  /**
+   * The bucket's current window without counting: `allowed` says whether one more `hit` would be. For
+   * budgets spent only by failures (wrong `/metrics` tokens), checked before the attempt is judged.
+   */
+  peek(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 
@@ -25,6 +30,11 @@ function decide(count: number, limit: number, windowSeconds: number, nowMs: numb
   const windowMs = windowSeconds * 1000;
   const resetSeconds = Math.max(1, Math.ceil((windowMs - (nowMs % windowMs)) / 1000));
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds, windowSeconds };
+}
+
+/** `peek`'s answer for a window holding `count` hits: what the next hit would decide, before it counts. */
+function decidePeek(count: number, limit: number, windowSeconds: number, nowMs: number): RateLimitDecision {
+  return { ...decide(count + 1, limit, windowSeconds, nowMs), remaining: Math.max(0, limit - count) };
 }
 
 /** In-process counters: correct for one process. */
@@ -46,6 +56,12 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     c.count += cost;
     return decide(c.count, limit, windowSeconds, nowMs);
+  }
+
+  async peek(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    const c = this.counters.get(bucket);
+    return decidePeek(c && c.endsAt > nowMs ? c.count : 0, limit, windowSeconds, nowMs);
   }
 
   private sweep(): void {
@@ -87,8 +103,7 @@ export class RedisRateLimiter implements RateLimiter {
       return this.local.hit(bucket, limit, windowSeconds, cost);
     }
     const nowMs = this.clock.now().getTime();
-    const window = Math.floor(nowMs / (windowSeconds * 1000));
-    const key = `${this.prefix}rl:${bucket}:${windowSeconds}:${window}`;
+    const key = this.keyOf(bucket, windowSeconds, nowMs);
     try {
       const res = await this.redis
         .multi()
@@ -102,6 +117,26 @@ export class RedisRateLimiter implements RateLimiter {
       this.degrade(err as Error);
       return this.local.hit(bucket, limit, windowSeconds, cost);
     }
+  }
+
+  async peek(bucket: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    if (this.degraded || this.redis.status !== 'ready') {
+      this.degrade(null);
+      return this.local.peek(bucket, limit, windowSeconds);
+    }
+    const nowMs = this.clock.now().getTime();
+    try {
+      const count = await this.redis.get(this.keyOf(bucket, windowSeconds, nowMs));
+      return decidePeek(Number(count ?? 0), limit, windowSeconds, nowMs);
+    } catch (err) {
+      this.degrade(err as Error);
+      return this.local.peek(bucket, limit, windowSeconds);
+    }
+  }
+
+  /** One counter per (bucket, window length, window), under the deployment's prefix. */
+  private keyOf(bucket: string, windowSeconds: number, nowMs: number): string {
+    return `${this.prefix}rl:${bucket}:${windowSeconds}:${Math.floor(nowMs / (windowSeconds * 1000))}`;
   }
 
   /** Counts locally from now on (logged once per outage) and starts a probe when one is due. */

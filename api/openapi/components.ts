@@ -92,10 +92,10 @@ const headers: Json = {
   'WWW-Authenticate': { description: '`Bearer`.', schema: { type: 'string' } },
 };
 
-/** The response headers of an operation: the rate-limit ones only where rate limiting runs (not on probes). */
-export function responseHeaders(probe: boolean): Json {
+/** The response headers of an operation: the rate-limit ones only where rate limiting runs (not on unmetered routes). */
+export function responseHeaders(unmetered: boolean): Json {
   const out: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
-  if (probe) return out;
+  if (unmetered) return out;
   out['Service-Api-Version'] = ref('headers', 'ServiceApiVersion');
   for (const h of ['Limit', 'Remaining', 'Reset', 'Policy']) out[`RateLimit-${h}`] = ref('headers', `RateLimit${h}`);
   return out;

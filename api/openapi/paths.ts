@@ -84,7 +84,7 @@ function successResponse(r: DeclaredRoute, s: Success): Json {
   for (const [media, description] of Object.entries(s.other ?? {}))
     content[media] = { schema: { type: 'string', description } };
   if (s.events) content['text/event-stream'] = eventStream(s.events);
-  const headers = responseHeaders(r.probe === true);
+  const headers = responseHeaders(r.unmetered === true);
   for (const h of s.headers ?? []) headers[h] = ref('headers', h);
   if (r.idempotent) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
   return {
@@ -154,7 +154,7 @@ export function operation(r: DeclaredRoute): Json {
   }));
   if (r.query) parameters.push(...queryParameters(r.query));
   parameters.push(ref('parameters', 'XRequestId'));
-  if (!r.probe) parameters.push(ref('parameters', 'ServiceApiVersion'));
+  if (!r.unmetered) parameters.push(ref('parameters', 'ServiceApiVersion'));
   if (r.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
   const body = requestBody(r);
   return {

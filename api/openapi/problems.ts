@@ -13,8 +13,8 @@ export type ProblemsByStatus = Map<number, string[]>;
 function shapeProblems(r: DeclaredRoute): ProblemCode[] {
   // Any request: an unreadable body or path (request.malformed), an unexpected fault.
   const out: ProblemCode[] = [entries.badRequest, entries.internal];
-  if (!r.probe) {
-    // Past the probe router: versioning, rate limiting, and the database every later step reads.
+  if (!r.unmetered) {
+    // Past the early router: versioning, rate limiting, and the database every later step reads.
     out.push(
       entries.apiVersionInvalid,
       entries.apiVersionUnsupported,

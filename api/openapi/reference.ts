@@ -68,6 +68,7 @@ function assetReader(file: string): () => Buffer {
 export function referenceRoutes(routes: Routes): void {
   routes.get('/docs', {
     access: 'public',
+    staticFile: true,
     responds: { status: 200, description: 'The API reference page.', other: { 'text/html': 'The page.' } },
     handler: ({ res }) =>
       sendStatic(res, { type: 'text/html; charset=utf-8', cache: REVALIDATE, body: PAGE, policy: PAGE_POLICY }),
@@ -76,6 +77,7 @@ export function referenceRoutes(routes: Routes): void {
     const read = assetReader(file);
     routes.get(route, {
       access: 'public',
+      staticFile: true,
       responds: { status: 200, description: `Swagger UI's ${file}.`, other: { [type]: file } },
       handler: ({ res }) => sendStatic(res, { type: `${type}; charset=utf-8`, cache: IMMUTABLE, body: read() }),
     });

@@ -15,11 +15,13 @@ const openApiDocumentSchema = resource(
  * `GET /openapi.json`: the OpenAPI 3.1 document of every route declared on `routes`. Public. Built on
  * the first request — after every router has declared its routes — and kept in memory: the route
  * table does not change while the process runs. Also `GET /docs`, the reference page that reads it.
+ * Static files, so answered before identification and rate limiting (RouteSpec.staticFile).
  */
 export function openApiRoutes(routes: Routes): void {
   let cached: string | undefined;
   routes.get('/openapi.json', {
     access: 'public',
+    staticFile: true,
     responds: { status: 200, body: openApiDocumentSchema },
     handler: ({ res }) => {
       cached ??= JSON.stringify(openApiDocument(routes.declared()));

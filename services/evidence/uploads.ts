@@ -11,6 +11,7 @@ import type { Config } from '../../config.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { randomBase62 } from '../../lib/crypto.ts';
 import { Errors } from '../../lib/errors.ts';
+import { isId } from '../../lib/ids.ts';
 import type { Db } from '../../store/db.ts';
 import { getUpload, insertUpload, markVerified, type EvidenceUploadRow } from '../../store/evidence.ts';
 import { LocalEvidenceStorage, type SignedQuery } from './local-storage.ts';
@@ -98,33 +99,58 @@ function raiseFor(outcome: Exclude<VerifyOutcome, 'verified'>, u: EvidenceUpload
   throw Errors.evidenceChecksumMismatch();
 }
 
+/** A storage key as `newStorageKey` makes them: anything else was never signed. */
+const STORAGE_KEY = /^ev_[0-9A-Za-z]{33}$/;
+/** An HMAC-SHA256 signature in base64url. */
+const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
+
 /**
- * Receives the bytes of a local-backend upload at its signed URL.
- * @throws ProblemError 403 `evidence.signature_invalid` (also for an unknown key: the URL proves
- * nothing), 410 `evidence.upload_expired`, 409 `evidence.already_uploaded`, 400
- * `evidence.size_mismatch` / `evidence.checksum_mismatch`.
+ * The local-backend upload a signed URL authenticates. What the query alone can refute is refused
+ * without the database — a malformed key, organization or signature, a past expiry — so a flood of
+ * bad URLs costs at most one indexed lookup each, of well-formed ones.
+ * @throws ProblemError 403 `evidence.signature_invalid` (also for an unknown key, and on the S3
+ * backend: the URL proves nothing), 410 `evidence.upload_expired`.
  */
-export async function receiveEvidence(
+export async function authenticateUpload(
   deps: EvidenceDeps,
   key: string,
   signed: SignedQuery,
+): Promise<EvidenceUploadRow> {
+  const storage = deps.storage;
+  const wellFormed =
+    STORAGE_KEY.test(key) &&
+    isId('org', signed.org) &&
+    SIGNATURE.test(signed.signature) &&
+    Number.isInteger(signed.expires);
+  if (!wellFormed || !(storage instanceof LocalEvidenceStorage)) throw Errors.evidenceSignatureInvalid();
+  // Whether or not the signature holds, no upload is accepted past `expires` (which it covers).
+  if (deps.clock.now().getTime() >= signed.expires * 1000) throw Errors.evidenceUploadExpired();
+  const found = await getUpload(deps.db, signed.org, key);
+  if (!found || found.backend !== 'local' || !storage.signatureValid(targetOf(found), signed)) {
+    throw Errors.evidenceSignatureInvalid();
+  }
+  return found;
+}
+
+/**
+ * Receives the bytes of `upload`, which its signed URL authenticated (`authenticateUpload`).
+ * @throws ProblemError 409 `evidence.already_uploaded`, 400 `evidence.size_mismatch` /
+ * `evidence.checksum_mismatch`.
+ */
+export async function receiveEvidence(
+  deps: EvidenceDeps,
+  upload: EvidenceUploadRow,
   contentLength: number | undefined,
   body: Readable,
 ): Promise<EvidenceUploadRow> {
   const storage = deps.storage;
-  const found = storage instanceof LocalEvidenceStorage ? await getUpload(deps.db, signed.org, key) : null;
-  if (!found || found.backend !== 'local' || !(storage instanceof LocalEvidenceStorage)) {
-    throw Errors.evidenceSignatureInvalid();
-  }
-  const target = targetOf(found);
-  if (!storage.signatureValid(target, signed)) throw Errors.evidenceSignatureInvalid();
-  if (deps.clock.now().getTime() >= signed.expires * 1000) throw Errors.evidenceUploadExpired();
-  if (found.verified_at) throw Errors.evidenceAlreadyUploaded();
-  if (contentLength !== undefined && contentLength !== found.size_bytes)
-    throw Errors.evidenceSizeMismatch(found.size_bytes);
-  const outcome = await storage.receive(target, body);
-  if (outcome !== 'verified') raiseFor(outcome, found);
-  const verified = await markVerified(deps.db, found.org_id, key, deps.clock.now());
+  if (!(storage instanceof LocalEvidenceStorage)) throw Errors.evidenceSignatureInvalid();
+  if (upload.verified_at) throw Errors.evidenceAlreadyUploaded();
+  if (contentLength !== undefined && contentLength !== upload.size_bytes)
+    throw Errors.evidenceSizeMismatch(upload.size_bytes);
+  const outcome = await storage.receive(targetOf(upload), body);
+  if (outcome !== 'verified') raiseFor(outcome, upload);
+  const verified = await markVerified(deps.db, upload.org_id, upload.storage_key, deps.clock.now());
   if (!verified) throw Errors.evidenceAlreadyUploaded();
   return verified;
 }

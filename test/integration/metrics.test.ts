@@ -1,8 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOrg, call, expectProblem, startTestApp, type TestApp } from '../support/harness.ts';
+import { METRICS_TOKEN_FAILURES } from '../../api/routes/health/router.ts';
+import { ManualClock } from '../../lib/clock.ts';
+import {
+  appsClosedAfterEach,
+  buildOrg,
+  call,
+  expectProblem,
+  startTestApp,
+  type Reply,
+  type TestApp,
+} from '../support/harness.ts';
 
 const TOKEN = 'metrics-token-0123456789';
 let app: TestApp;
+const start = appsClosedAfterEach();
 
 beforeAll(async () => {
   app = await startTestApp({ env: { METRICS_ENABLED: 'true', METRICS_TOKEN: TOKEN, WORKER_THREADS: '1' } });
@@ -67,5 +79,46 @@ describe('/metrics', () => {
     });
     expect(scan.status).toBe(201);
     expect(await count()).toBe(before + 1);
+  });
+});
+
+describe('/metrics token guesses', () => {
+  const { limit, windowSeconds } = METRICS_TOKEN_FAILURES;
+  // TRUST_PROXY: X-Forwarded-For names the client address, so one test plays several clients.
+  const env = { METRICS_ENABLED: 'true', METRICS_TOKEN: TOKEN, TRUST_PROXY: 'true' };
+  const scrape = (a: TestApp, from: string, token = TOKEN): Promise<Reply> =>
+    call(a, 'GET', '/metrics', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': from } });
+
+  it('refuses an address every attempt once it sent too many wrong tokens, until the window ends; scrapes spend nothing', async () => {
+    // A stopped clock: the fixed window rolls over only when the test moves it.
+    const clock = new ManualClock('2026-03-01T12:00:30.000Z');
+    const a = await start({ clock, env });
+    for (let i = 0; i < limit + 5; i++) expect((await scrape(a, '10.0.0.1')).status).toBe(200);
+    for (let i = 0; i < limit; i++)
+      expectProblem(await scrape(a, '10.0.0.2', `${TOKEN}${i}`), 401, 'metrics.unauthenticated');
+    const refused = await scrape(a, '10.0.0.2', `${TOKEN}x`);
+    expectProblem(refused, 429, 'rate_limit.exceeded');
+    expect(Number(refused.headers.get('retry-after'))).toBe(windowSeconds - 30);
+    // The right token too: answering it would tell the guesser which guess was right.
+    expectProblem(await scrape(a, '10.0.0.2'), 429, 'rate_limit.exceeded');
+    // Another address's scrapes and guesses are its own.
+    expect((await scrape(a, '10.0.0.1')).status).toBe(200);
+    expectProblem(await scrape(a, '10.0.0.3', 'wrong'), 401, 'metrics.unauthenticated');
+    clock.advance((windowSeconds - 30) * 1000);
+    expect((await scrape(a, '10.0.0.2')).status).toBe(200);
+  });
+
+  it('counts the wrong tokens of every process together with Redis', async () => {
+    const clock = new ManualClock('2026-03-01T12:00:30.000Z');
+    const redisPrefix = `cf_test_${randomBytes(4).toString('hex')}:`;
+    const one = await start({ clock, env, redisPrefix });
+    const two = await start({ clock, env, redisPrefix });
+    for (let i = 0; i < limit; i++) {
+      const a = i % 2 ? one : two;
+      expectProblem(await scrape(a, '10.0.0.4', 'wrong'), 401, 'metrics.unauthenticated');
+    }
+    expectProblem(await scrape(one, '10.0.0.4', 'wrong'), 429, 'rate_limit.exceeded');
+    expectProblem(await scrape(two, '10.0.0.4'), 429, 'rate_limit.exceeded');
+    expect((await scrape(two, '10.0.0.5')).status).toBe(200);
   });
 });

@@ -22,7 +22,7 @@ const route = (r: Omit<DeclaredRoute, 'responds' | 'errors'> & Partial<DeclaredR
 
 /** A small route table of every kind the generator tells apart. */
 const ROUTES: DeclaredRoute[] = (<Parameters<typeof route>[0][]>[
-  { method: 'GET', path: '/healthz', access: 'public', probe: true, responds: [{ status: 200, body: thing }] },
+  { method: 'GET', path: '/healthz', access: 'public', unmetered: true, responds: [{ status: 200, body: thing }] },
   {
     method: 'GET',
     path: '/v1/things',

@@ -16,4 +16,18 @@ describe('MemoryRateLimiter', () => {
     expect(await rl.hit('a', 2, 60)).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 60 });
     await rl.close();
   });
+
+  it('peeks without counting: whether one more hit would be allowed', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:10.000Z');
+    const rl = new MemoryRateLimiter(clock);
+    expect(await rl.peek('a', 2, 60)).toMatchObject({ allowed: true, remaining: 2, resetSeconds: 50 });
+    expect(await rl.peek('a', 2, 60)).toMatchObject({ allowed: true, remaining: 2 });
+    await rl.hit('a', 2, 60);
+    expect(await rl.peek('a', 2, 60)).toMatchObject({ allowed: true, remaining: 1 });
+    await rl.hit('a', 2, 60);
+    expect(await rl.peek('a', 2, 60)).toMatchObject({ allowed: false, remaining: 0 });
+    clock.advance(50_000); // next window
+    expect(await rl.peek('a', 2, 60)).toMatchObject({ allowed: true, remaining: 2, resetSeconds: 60 });
+    await rl.close();
+  });
 });

@@ -1,9 +1,10 @@
 import type { Express, IRouter, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import type { Entry } from '../lib/error-catalogue.ts';
-import { Errors } from '../lib/errors.ts';
+import { Errors, type ValidationIssue } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
 import type { Principal, SessionIdentity } from '../services/principal.ts';
+import { jsonTextIssue, type JsonTextFlaw } from './json-text.ts';
 import { mayHoldUnstorable, storableText, unstorableIssue } from './storable-text.ts';
 import { parseOr400 } from './validate.ts';
 
@@ -204,6 +205,7 @@ function run<P, Q, B>(spec: RouteSpec<P, Q, B>): RequestHandler {
   return async (req: Request, res: Response) => {
     const params = spec.params ? parseOr400(spec.params, storableOr400(req.params, 'path'), 'path') : (req.params as P);
     const query = spec.query ? parseOr400(spec.query, storableOr400(req.query, 'query'), 'query') : (undefined as Q);
+    if (spec.body) exactJsonOr400(req, spec.replaceUnstorableIn);
     const body = spec.body ? parseOr400(spec.body, storableBody(req, spec.replaceUnstorableIn), '') : (undefined as B);
     await spec.handler({ req, res, principal: req.principal!, session: req.session, params, query, body });
   };
@@ -214,6 +216,23 @@ function storableOr400<T>(value: T, root: string): T {
   const issue = unstorableIssue(value, root);
   if (issue) throw Errors.validationFailed([issue]);
   return value;
+}
+
+const JSON_TEXT_ERRORS: Record<JsonTextFlaw, (issue: ValidationIssue) => Error> = {
+  duplicate_key: Errors.duplicateKey,
+  forbidden_key: Errors.forbiddenKey,
+  number_out_of_range: Errors.numberOutOfRange,
+};
+
+/**
+ * Nothing, or a 400 for the first thing in the body's JSON text that the parsed body would not carry
+ * as sent (a repeated name, `__proto__`, a number a double cannot hold: api/json-text.ts). Numbers in
+ * the `lenient` fields (scanned content) are taken as parsed.
+ */
+function exactJsonOr400(req: Request, lenient: readonly string[] | undefined): void {
+  if (!req.rawBody?.length) return;
+  const issue = jsonTextIssue(req.rawBody, new Set(lenient));
+  if (issue) throw JSON_TEXT_ERRORS[issue.flaw]({ path: issue.path, message: issue.message });
 }
 
 /** The parsed body, checked like `storableOr400` except in the `replace` fields, whose text is made storable. */

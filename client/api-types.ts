@@ -1204,6 +1204,9 @@ export interface components {
        *     - `request.unsupported_media_type` (415): Unsupported content type
        *     - `request.body_too_large` (413): Request body too large
        *     - `request.validation_failed` (400): Request validation failed
+       *     - `request.duplicate_key` (400): A name repeated in a JSON object
+       *     - `request.forbidden_key` (400): A JSON name that is not accepted
+       *     - `request.number_out_of_range` (400): A JSON number that cannot be kept exactly
        *     - `request.malformed` (400): Malformed request
        *     - `<resource>.invalid_cursor` (400): Invalid pagination cursor
        *     - `api_version.invalid` (400): Malformed Service-Api-Version
@@ -2955,7 +2958,7 @@ export interface operations {
           'application/json': components['schemas']['Organization'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2968,8 +2971,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -3289,7 +3295,7 @@ export interface operations {
           'application/json': components['schemas']['AcceptedInvite'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3302,8 +3308,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -3492,7 +3501,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3505,8 +3514,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -3794,7 +3806,7 @@ export interface operations {
           'application/json': components['schemas']['CreatedInvite'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3807,8 +3819,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -4245,7 +4260,7 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4257,8 +4272,11 @@ export interface operations {
             code?:
               | 'api_version.invalid'
               | 'api_version.unsupported'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -4437,7 +4455,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyWithSecret'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4450,8 +4468,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -4614,7 +4635,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4627,8 +4648,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5069,7 +5093,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyWithSecret'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5082,8 +5106,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5419,7 +5446,7 @@ export interface operations {
           'application/json': components['schemas']['PolicySimulation'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5432,8 +5459,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5607,7 +5637,7 @@ export interface operations {
           'application/json': components['schemas']['PolicyBacktest'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5620,8 +5650,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5961,7 +5994,7 @@ export interface operations {
           'application/json': components['schemas']['Policy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5974,8 +6007,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -6432,7 +6468,7 @@ export interface operations {
           'application/json': components['schemas']['Policy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -6445,8 +6481,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -6812,7 +6851,7 @@ export interface operations {
           'application/json': components['schemas']['Scan'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed`, `scans.unknown_detector` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed`, `scans.unknown_detector` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -6825,8 +6864,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed'
               | 'scans.unknown_detector';
           };
@@ -7243,7 +7285,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookSecretRotation'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -7256,8 +7298,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -7559,7 +7604,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -7572,8 +7617,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -8117,7 +8165,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookWithSecret'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed`, `webhooks.url_invalid`, `webhooks.url_refused`, `webhooks.url_unresolvable` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed`, `webhooks.url_invalid`, `webhooks.url_refused`, `webhooks.url_unresolvable` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8130,8 +8178,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed'
               | 'webhooks.url_invalid'
               | 'webhooks.url_refused'
@@ -8391,7 +8442,7 @@ export interface operations {
           'application/json': components['schemas']['RedactionPolicy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8404,8 +8455,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -8559,7 +8613,7 @@ export interface operations {
           'application/json': components['schemas']['EvidenceUploadCreated'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8572,8 +8626,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -8866,7 +8923,7 @@ export interface operations {
           'application/json': components['schemas']['EvidenceUpload'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `evidence.checksum_mismatch`, `evidence.size_mismatch`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `evidence.checksum_mismatch`, `evidence.size_mismatch`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8881,8 +8938,11 @@ export interface operations {
               | 'evidence.checksum_mismatch'
               | 'evidence.size_mismatch'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -9054,7 +9114,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamRun'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9067,8 +9127,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -9384,7 +9447,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamFindingsAdded'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.unknown_event`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.unknown_event`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9398,8 +9461,11 @@ export interface operations {
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
               | 'redteam.unknown_event'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -9831,7 +9897,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamRun'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.written_authorization_required`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.written_authorization_required`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9845,8 +9911,11 @@ export interface operations {
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
               | 'redteam.written_authorization_required'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -10262,7 +10331,7 @@ export interface operations {
           'application/json': components['schemas']['LabeledEventsAppended'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `labeled_events.evidence_not_found`, `labeled_events.unknown_run`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `labeled_events.evidence_not_found`, `labeled_events.unknown_run`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -10277,8 +10346,11 @@ export interface operations {
               | 'idempotency.key_invalid'
               | 'labeled_events.evidence_not_found'
               | 'labeled_events.unknown_run'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -11422,7 +11494,7 @@ export interface operations {
           'application/json': components['schemas']['LegacyAnalysis'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -11435,8 +11507,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };

@@ -4,6 +4,7 @@ import type { Entry } from '../lib/error-catalogue.ts';
 import { Errors, type ValidationIssue } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
 import type { Principal, SessionIdentity } from '../services/principal.ts';
+import { noQuery } from './fields.ts';
 import { jsonTextIssue, type JsonTextFlaw } from './json-text.ts';
 import { mayHoldUnstorable, storableText, unstorableIssue } from './storable-text.ts';
 import { parseOr400 } from './validate.ts';
@@ -138,9 +139,13 @@ export class Routes {
     return this.add('delete', path, spec);
   }
 
-  private add<P, Q, B>(method: Method, path: string, spec: RouteSpec<P, Q, B>): this {
+  private add<P, Q, B>(method: Method, path: string, declared: RouteSpec<P, Q, B>): this {
     let methods = this.paths.get(path);
     if (!methods) this.paths.set(path, (methods = new Map()));
+    // A route that declares no query takes none: a parameter it would ignore is refused, as a list
+    // refuses one it does not know. Probes answer whatever their caller appends.
+    const query = declared.query ?? (declared.probe ? undefined : (noQuery as unknown as z.ZodType<Q>));
+    const spec: RouteSpec<P, Q, B> = { ...declared, query };
     const chain = this.bodyChain(method).filter((h) => !spec.rawBody || h !== this.chain.jsonBody);
     methods.set(method, [access(spec.access), ...chain, run(spec)]);
     if (spec.probe) this.probePaths.add(path);

@@ -2849,7 +2849,7 @@ export interface operations {
           'application/json': components['schemas']['Principal'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2858,7 +2858,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -8328,7 +8329,7 @@ export interface operations {
           'application/json': components['schemas']['RedactionPolicy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8337,7 +8338,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -11908,7 +11910,7 @@ export interface operations {
           'application/json': components['schemas']['LegacyUsage'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -11917,7 +11919,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -12020,7 +12023,7 @@ export interface operations {
           'application/json': components['schemas']['OpenApiDocument'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12029,7 +12032,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -12105,7 +12109,7 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12114,7 +12118,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -12190,7 +12195,7 @@ export interface operations {
           'text/javascript': string;
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12199,7 +12204,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -12275,7 +12281,7 @@ export interface operations {
           'text/css': string;
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -12284,7 +12290,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };

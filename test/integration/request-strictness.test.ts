@@ -1,7 +1,8 @@
 /**
  * Requests that were answered 2xx with something other than what was sent (issue 36, item 8): a
  * `__proto__` name dropped, a repeated name's last value taken, numbers a double cannot hold stored
- * as null or rounded. Each is now a 400 naming where, and nothing is stored. docs/api.md, Request body.
+ * as null or rounded, query parameters ignored outside the lists. Each is now a 400 naming where,
+ * and nothing is stored. docs/api.md, Request body and Query parameters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOrg, call, expectProblem, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
@@ -169,5 +170,37 @@ describe('numbers a double cannot hold', () => {
     const r = await call(app, 'POST', '/v1/scans', { key: org.admin, raw: options });
     expectProblem(r, 400, 'request.number_out_of_range');
     expect(r.body.errors[0].path).toBe('options.policy_id');
+  });
+});
+
+describe('query parameters a route does not take', () => {
+  it('are 400 request.validation_failed naming them on every route, not only lists; nothing runs', async () => {
+    const scans = await app.db.query('SELECT count(*)::int AS n FROM scans WHERE org_id = $1', [org.orgId]);
+    const scan = await call(app, 'POST', '/v1/scans?limit=-5&cursor=zzz', {
+      key: org.admin,
+      json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'hi' } },
+    });
+    expectProblem(scan, 400, 'request.validation_failed');
+    expect(scan.body.errors).toEqual([{ path: 'query', message: expect.stringMatching(/"limit".*"cursor"/) }]);
+    expect((await app.db.query('SELECT count(*)::int AS n FROM scans WHERE org_id = $1', [org.orgId])).rows).toEqual(
+      scans.rows,
+    );
+
+    const hook = await call(app, 'POST', '/v1/policies', {
+      key: org.admin,
+      json: { ...policy, name: 'kept', detector_config: {} },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    for (const [method, path] of [
+      ['DELETE', `/v1/policies/${hook.body.id}?force=true`],
+      ['GET', `/v1/policies/${hook.body.id}?expand=rules`],
+      ['GET', '/v1/me?x'],
+      ['GET', '/openapi.json?v=2'],
+      ['GET', '/v1/scans?limit=1&limit=2'],
+    ])
+      expectProblem(await call(app, method!, path!, { key: org.admin }), 400, 'request.validation_failed');
+    expect((await call(app, 'GET', `/v1/policies/${hook.body.id}`, { key: org.admin })).status).toBe(200);
+    // The probes read nothing and answer whatever a monitor appends.
+    expect((await call(app, 'GET', '/healthz?check=1')).status).toBe(200);
   });
 });

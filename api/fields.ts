@@ -17,6 +17,9 @@ export const windowInOrder = (q: { since?: Date | undefined; until?: Date | unde
 /** The body of a POST that takes none (revoke, rotate, accept, complete): an empty object is tolerated. */
 export const emptyBody = z.strictObject({});
 
+/** The query of a route that takes no parameters: any parameter is a 400 naming it. */
+export const noQuery = z.strictObject({});
+
 /**
  * An instant inside a signed keyset cursor: the exact RFC 3339 text `Date#toISOString` wrote (any other
  * text is a cursor we did not mint), as a Date.

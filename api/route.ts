@@ -9,10 +9,12 @@ import {
 } from 'express';
 import type { z } from 'zod';
 import type { Entry } from '../lib/error-catalogue.ts';
-import { Errors } from '../lib/errors.ts';
+import { Errors, type ValidationIssue } from '../lib/errors.ts';
 import { hasScope, type Scope } from '../lib/scopes.ts';
 import type { Principal, SessionIdentity } from '../services/principal.ts';
 import type { RateBudget } from './middleware/rate-limit.ts';
+import { noQuery } from './fields.ts';
+import { jsonTextIssue, type JsonTextFlaw } from './json-text.ts';
 import { mayHoldUnstorable, storableText, unstorableIssue } from './storable-text.ts';
 import { parseOr400 } from './validate.ts';
 
@@ -170,9 +172,14 @@ export class Routes {
     return this.add('delete', path, spec);
   }
 
-  private add<P, Q, B>(method: Method, path: string, spec: RouteSpec<P, Q, B>): this {
+  private add<P, Q, B>(method: Method, path: string, declared: RouteSpec<P, Q, B>): this {
     let methods = this.paths.get(path);
     if (!methods) this.paths.set(path, (methods = new Map()));
+    // A route that declares no query takes none: a parameter it would ignore is refused, as a list
+    // refuses one it does not know. Probes and static files answer whatever their caller appends.
+    const query =
+      declared.query ?? (declared.probe || declared.staticFile ? undefined : (noQuery as unknown as z.ZodType<Q>));
+    const spec: RouteSpec<P, Q, B> = { ...declared, query };
     const chain = this.bodyChain(method).filter((h) => !spec.rawBody || h !== this.chain.jsonBody);
     methods.set(method, [access(spec.access), ...chain, run(spec)]);
     const unmetered = spec.probe === true || spec.staticFile === true;
@@ -256,6 +263,7 @@ function run<P, Q, B>(spec: RouteSpec<P, Q, B>): RequestHandler {
   return async (req: Request, res: Response) => {
     const params = spec.params ? parseOr400(spec.params, storableOr400(req.params, 'path'), 'path') : (req.params as P);
     const query = spec.query ? parseOr400(spec.query, storableOr400(req.query, 'query'), 'query') : (undefined as Q);
+    if (spec.body) exactJsonOr400(req, spec.replaceUnstorableIn);
     const body = spec.body ? parseOr400(spec.body, storableBody(req, spec.replaceUnstorableIn), '') : (undefined as B);
     await spec.handler({ req, res, principal: req.principal!, session: req.session, params, query, body });
   };
@@ -266,6 +274,23 @@ function storableOr400<T>(value: T, root: string): T {
   const issue = unstorableIssue(value, root);
   if (issue) throw Errors.validationFailed([issue]);
   return value;
+}
+
+const JSON_TEXT_ERRORS: Record<JsonTextFlaw, (issue: ValidationIssue) => Error> = {
+  duplicate_key: Errors.duplicateKey,
+  forbidden_key: Errors.forbiddenKey,
+  number_out_of_range: Errors.numberOutOfRange,
+};
+
+/**
+ * Nothing, or a 400 for the first thing in the body's JSON text that the parsed body would not carry
+ * as sent (a repeated name, `__proto__`, a number a double cannot hold: api/json-text.ts). Numbers in
+ * the `lenient` fields (scanned content) are taken as parsed.
+ */
+function exactJsonOr400(req: Request, lenient: readonly string[] | undefined): void {
+  if (!req.rawBody?.length) return;
+  const issue = jsonTextIssue(req.rawBody, new Set(lenient));
+  if (issue) throw JSON_TEXT_ERRORS[issue.flaw]({ path: issue.path, message: issue.message });
 }
 
 /** The parsed body, checked like `storableOr400` except in the `replace` fields, whose text is made storable. */

@@ -1204,6 +1204,9 @@ export interface components {
        *     - `request.unsupported_media_type` (415): Unsupported content type
        *     - `request.body_too_large` (413): Request body too large
        *     - `request.validation_failed` (400): Request validation failed
+       *     - `request.duplicate_key` (400): A name repeated in a JSON object
+       *     - `request.forbidden_key` (400): A JSON name that is not accepted
+       *     - `request.number_out_of_range` (400): A JSON number that cannot be kept exactly
        *     - `request.malformed` (400): Malformed request
        *     - `<resource>.invalid_cursor` (400): Invalid pagination cursor
        *     - `api_version.invalid` (400): Malformed Service-Api-Version
@@ -1249,6 +1252,7 @@ export interface components {
        *     - `redteam.written_authorization_required` (400): Written authorization required
        *     - `redteam.unknown_event` (400): Unknown labeled event
        *     - `rate_limit.exceeded` (429): Rate limit exceeded
+       *     - `rate_limit.characters_exceeded` (429): Scanned-character limit exceeded
        *     - `idempotency.key_invalid` (400): Invalid Idempotency-Key
        *     - `idempotency.key_reused` (409): Idempotency-Key already used by another request or credential
        *     - `idempotency.request_in_progress` (409): A request with this Idempotency-Key is in progress
@@ -1266,6 +1270,7 @@ export interface components {
        *     - `webhooks.delivery_in_progress` (409): Delivery still in progress
        *     - `service.overloaded` (503): Service overloaded
        *     - `scans.deadline_exceeded` (504): Scan deadline exceeded
+       *     - `request.client_closed` (499): Client closed the request
        *     - `metrics.unauthenticated` (401): Metrics token required
        *     - `service.not_ready` (503): Service not ready
        *     - `service.database_unavailable` (503): Database unavailable
@@ -2860,7 +2865,7 @@ export interface operations {
           'application/json': components['schemas']['Principal'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2869,7 +2874,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -2969,7 +2975,7 @@ export interface operations {
           'application/json': components['schemas']['Organization'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2982,8 +2988,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -3303,7 +3312,7 @@ export interface operations {
           'application/json': components['schemas']['AcceptedInvite'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3316,8 +3325,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -3506,7 +3518,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3519,8 +3531,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -3808,7 +3823,7 @@ export interface operations {
           'application/json': components['schemas']['CreatedInvite'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3821,8 +3836,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -4259,7 +4277,7 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4271,8 +4289,11 @@ export interface operations {
             code?:
               | 'api_version.invalid'
               | 'api_version.unsupported'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -4451,7 +4472,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyWithSecret'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4464,8 +4485,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -4628,7 +4652,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4641,8 +4665,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5083,7 +5110,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyWithSecret'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5096,8 +5123,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5433,7 +5463,7 @@ export interface operations {
           'application/json': components['schemas']['PolicySimulation'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5446,8 +5476,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5621,7 +5654,7 @@ export interface operations {
           'application/json': components['schemas']['PolicyBacktest'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5634,8 +5667,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -5975,7 +6011,7 @@ export interface operations {
           'application/json': components['schemas']['Policy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -5988,8 +6024,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -6446,7 +6485,7 @@ export interface operations {
           'application/json': components['schemas']['Policy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -6459,8 +6498,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -6826,7 +6868,7 @@ export interface operations {
           'application/json': components['schemas']['Scan'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed`, `scans.unknown_detector` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed`, `scans.unknown_detector` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -6839,8 +6881,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed'
               | 'scans.unknown_detector';
           };
@@ -6925,7 +6970,7 @@ export interface operations {
           };
         };
       };
-      /** @description `rate_limit.exceeded` */
+      /** @description `rate_limit.characters_exceeded`, `rate_limit.exceeded` */
       429: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -6935,7 +6980,7 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'rate_limit.exceeded';
+            code?: 'rate_limit.characters_exceeded' | 'rate_limit.exceeded';
           };
         };
       };
@@ -7257,7 +7302,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookSecretRotation'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -7270,8 +7315,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -7573,7 +7621,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -7586,8 +7634,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -8131,7 +8182,7 @@ export interface operations {
           'application/json': components['schemas']['WebhookWithSecret'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed`, `webhooks.url_invalid`, `webhooks.url_refused`, `webhooks.url_unresolvable` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed`, `webhooks.url_invalid`, `webhooks.url_refused`, `webhooks.url_unresolvable` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8144,8 +8195,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed'
               | 'webhooks.url_invalid'
               | 'webhooks.url_refused'
@@ -8291,7 +8345,7 @@ export interface operations {
           'application/json': components['schemas']['RedactionPolicy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8300,7 +8354,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };
@@ -8405,7 +8460,7 @@ export interface operations {
           'application/json': components['schemas']['RedactionPolicy'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8418,8 +8473,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -8573,7 +8631,7 @@ export interface operations {
           'application/json': components['schemas']['EvidenceUploadCreated'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8586,8 +8644,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -8880,7 +8941,7 @@ export interface operations {
           'application/json': components['schemas']['EvidenceUpload'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `evidence.checksum_mismatch`, `evidence.size_mismatch`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `evidence.checksum_mismatch`, `evidence.size_mismatch`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8895,8 +8956,11 @@ export interface operations {
               | 'evidence.checksum_mismatch'
               | 'evidence.size_mismatch'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -9068,7 +9132,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamRun'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9081,8 +9145,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -9398,7 +9465,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamFindingsAdded'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.unknown_event`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.unknown_event`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9412,8 +9479,11 @@ export interface operations {
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
               | 'redteam.unknown_event'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -9845,7 +9915,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamRun'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.written_authorization_required`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.written_authorization_required`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9859,8 +9929,11 @@ export interface operations {
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
               | 'redteam.written_authorization_required'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -10276,7 +10349,7 @@ export interface operations {
           'application/json': components['schemas']['LabeledEventsAppended'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `labeled_events.evidence_not_found`, `labeled_events.unknown_run`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `labeled_events.evidence_not_found`, `labeled_events.unknown_run`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -10291,8 +10364,11 @@ export interface operations {
               | 'idempotency.key_invalid'
               | 'labeled_events.evidence_not_found'
               | 'labeled_events.unknown_run'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -11436,7 +11512,7 @@ export interface operations {
           'application/json': components['schemas']['LegacyAnalysis'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.invalid_json`, `request.malformed`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -11449,8 +11525,11 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'request.duplicate_key'
+              | 'request.forbidden_key'
               | 'request.invalid_json'
               | 'request.malformed'
+              | 'request.number_out_of_range'
               | 'request.validation_failed';
           };
         };
@@ -11847,7 +11926,7 @@ export interface operations {
           'application/json': components['schemas']['LegacyUsage'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `request.malformed`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -11856,7 +11935,8 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'api_version.invalid' | 'api_version.unsupported' | 'request.malformed';
+            code?:
+              'api_version.invalid' | 'api_version.unsupported' | 'request.malformed' | 'request.validation_failed';
           };
         };
       };

@@ -17,6 +17,13 @@ export const entries = {
   unsupportedMediaType: { status: 415, code: 'request.unsupported_media_type', title: 'Unsupported content type' },
   bodyTooLarge: { status: 413, code: 'request.body_too_large', title: 'Request body too large' },
   validationFailed: { status: 400, code: 'request.validation_failed', title: 'Request validation failed' },
+  duplicateKey: { status: 400, code: 'request.duplicate_key', title: 'A name repeated in a JSON object' },
+  forbiddenKey: { status: 400, code: 'request.forbidden_key', title: 'A JSON name that is not accepted' },
+  numberOutOfRange: {
+    status: 400,
+    code: 'request.number_out_of_range',
+    title: 'A JSON number that cannot be kept exactly',
+  },
   badRequest: { status: 400, code: 'request.malformed', title: 'Malformed request' },
   invalidCursor: { status: 400, code: '<resource>.invalid_cursor', title: 'Invalid pagination cursor' },
   // versioning

@@ -80,6 +80,13 @@ export const Errors = {
         .slice(0, 1000),
       { errors },
     ),
+  /** A flaw of the body's JSON text that JSON.parse lets through (api/json-text.ts), at its path. */
+  duplicateKey: (issue: ValidationIssue) =>
+    make('duplicateKey', `${issue.path}: ${issue.message}.`, { errors: [issue] }),
+  forbiddenKey: (issue: ValidationIssue) =>
+    make('forbiddenKey', `${issue.path}: ${issue.message}.`, { errors: [issue] }),
+  numberOutOfRange: (issue: ValidationIssue) =>
+    make('numberOutOfRange', `${issue.path}: ${issue.message}.`, { errors: [issue] }),
   badRequest: (detail: string) => make('badRequest', detail),
   invalidCursor: (resource: string) =>
     new ProblemError(

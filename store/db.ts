@@ -44,6 +44,37 @@ export async function withTransaction<T>(db: Db, fn: (tx: pg.PoolClient) => Prom
   }
 }
 
+// deadlock_detected and serialization_failure: PostgreSQL rolled the transaction back as a whole, and
+// running it again is what the server asks for (nothing of the failed run was kept).
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+
+/** Whether `err` is a deadlock or serialization failure: the transaction can be run again from the start. */
+export function isRetryableTransactionError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE_SQLSTATES.has(code);
+}
+
+/**
+ * `withTransaction`, run again from the start (a fresh BEGIN) when PostgreSQL aborts it as a deadlock
+ * victim or a serialization failure, up to `attempts` runs in all. `fn` must be safe to run again:
+ * it is given a new transaction each time and must not carry state from a failed run.
+ * @throws the last error, or any other error at once.
+ */
+export async function withRetriedTransaction<T>(
+  db: Db,
+  fn: (tx: pg.PoolClient) => Promise<T>,
+  o: { attempts: number; onRetry?: (err: Error, attempt: number) => void },
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withTransaction(db, fn);
+    } catch (err) {
+      if (attempt >= o.attempts || !isRetryableTransactionError(err)) throw err;
+      o.onRetry?.(err as Error, attempt);
+    }
+  }
+}
+
 /** A round trip to the database (readiness). @throws when it cannot be reached. */
 export async function ping(db: Db): Promise<void> {
   await db.query('SELECT 1');

@@ -82,7 +82,11 @@ export async function listWebhooks(
   return rows;
 }
 
-/** Deletes a webhook and its deliveries (pending ones are never attempted); false when absent. */
+/**
+ * Deletes a webhook and its deliveries (pending ones are never attempted); false when absent. The
+ * webhook row is locked before its deliveries — the order the pump records outcomes in
+ * (`lockWebhooks`), so a delete and a pump's batch never wait on each other in a cycle.
+ */
 export async function deleteWebhook(q: Queryable, orgId: string, id: string): Promise<boolean> {
   const { rowCount } = await q.query('DELETE FROM webhooks WHERE org_id = $1 AND id = $2', [orgId, id]);
   if (!rowCount) return false;
@@ -317,6 +321,22 @@ export async function recordAttempts(q: Queryable, results: readonly AttemptResu
   );
   const applied = new Set(rows.map((r) => `${r.org_id}/${r.id}`));
   return results.filter((r) => applied.has(`${r.org_id}/${r.id}`));
+}
+
+/**
+ * Locks the webhooks of a batch of outcomes (the system query of the pump, every organization's rows
+ * by their keys), in (org_id, id) order, before the batch touches any delivery. A webhook's delete
+ * locks its row before its deliveries too, so the two take their locks in one order; and two pumps
+ * locking webhooks they share take them in one order. NO KEY UPDATE: what the streak update needs,
+ * and it conflicts with a delete. A deleted webhook is simply not there to lock.
+ */
+export async function lockWebhooks(q: Queryable, keys: readonly { org_id: string; id: string }[]): Promise<void> {
+  if (!keys.length) return;
+  await q.query(
+    `SELECT 1 FROM webhooks w JOIN json_to_recordset($1::json) AS k(org_id text, id text) ON w.org_id = k.org_id AND w.id = k.id
+     ORDER BY w.org_id, w.id FOR NO KEY UPDATE OF w`,
+    [JSON.stringify(keys)],
+  );
 }
 
 /** Drops deliveries whose webhook no longer exists (deleted while a scan enqueued them). */

@@ -31,6 +31,8 @@ function shapeProblems(r: DeclaredRoute): ProblemCode[] {
   if (r.params || r.query || r.body) out.push(entries.validationFailed);
   const hasBody = r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH';
   if (hasBody && !r.rawBody) out.push(entries.invalidJson, entries.bodyTooLarge, entries.unsupportedMediaType);
+  // What JSON.parse lets through but the body would not carry as sent (api/json-text.ts).
+  if (r.body) out.push(entries.duplicateKey, entries.forbiddenKey, entries.numberOutOfRange);
   // The idempotency middleware is in every POST and PUT chain; on a public route (an evidence upload)
   // it acts when a bearer is sent anyway.
   if (r.method === 'POST' || r.method === 'PUT')

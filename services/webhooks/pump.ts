@@ -9,7 +9,7 @@ import type { Keyring } from '../../lib/crypto.ts';
 import { newTimedId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { signWebhookPayload } from '../../client/webhook-signature.ts';
-import { withTransaction, type Db, type Queryable } from '../../store/db.ts';
+import { withRetriedTransaction, type Db, type Queryable } from '../../store/db.ts';
 import * as store from '../../store/webhooks.ts';
 import type {
   AttemptResult,
@@ -25,6 +25,8 @@ import type { Sender, SendOutcome } from './sender.ts';
 /** Attempt n (1-based) is due this long after attempt 1 started: at once, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h. */
 export const RETRY_SCHEDULE_MS = [0, 30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000] as const;
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length;
+/** Tries of a batch's write that the database aborts (deadlock, serialization failure); after the last, its outcomes are left to their leases. */
+const RECORD_ATTEMPTS = 5;
 
 export interface DeliveryMetrics {
   attempt(outcome: 'succeeded' | 'failed' | 'dead_lettered', seconds: number): void;
@@ -238,51 +240,83 @@ export class DeliveryPump {
       });
   }
 
+  /**
+   * Writes one batch of outcomes in one transaction: the batch's webhooks locked first, in key order
+   * (the order a webhook's delete takes, so the two never deadlock), then the deliveries, the failure
+   * streaks and any `webhook.failing` events. A deadlock or serialization failure rolls the whole
+   * batch back; it is then written again as a unit — each outcome applies only while its row still
+   * waits for that attempt, so a second run records nothing twice.
+   */
   private async record(batch: { result: AttemptResult; streak: 'success' | 'failure' }[]): Promise<void> {
     const now = this.deps.clock.now();
-    let enqueued = 0;
-    await withTransaction(this.deps.db, async (tx) => {
-      const applied = new Set(
-        (
-          await store.recordAttempts(
-            tx,
-            batch.map((b) => b.result),
-          )
-        ).map((r) => `${r.org_id}/${r.id}`),
-      );
-      const streaks = new Map<string, StreakChange>();
-      for (const { result, streak } of batch) {
-        if (!applied.has(`${result.org_id}/${result.id}`)) continue;
-        const key = `${result.org_id}/${result.webhook_id}`;
-        const s = streaks.get(key) ?? {
-          org_id: result.org_id,
-          id: result.webhook_id,
-          reset: false,
-          failures: 0,
-          last_failure_at: null,
-        };
-        if (streak === 'success') {
-          s.reset = true;
-          s.failures = 0;
-        } else {
-          s.failures++;
-          s.last_failure_at = result.started_at;
-        }
-        streaks.set(key, s);
-      }
-      const changed = await store.updateFailureStreaks(tx, [...streaks.values()]);
-      const threshold = this.deps.failingThreshold;
-      for (const w of changed) {
-        if (!(w.before < threshold && w.after >= threshold)) continue;
-        const last = [...batch]
-          .reverse()
-          .find((b) => b.result.org_id === w.org_id && b.result.webhook_id === w.id)?.result;
-        const events = await failingEvents(tx, w.org_id, w.id, w.after, threshold, last ?? null, now);
-        await store.insertDeliveries(tx, events);
-        enqueued += events.length;
-      }
-    });
+    const webhooks = new Map(
+      batch.map(({ result: r }) => [`${r.org_id}/${r.webhook_id}`, { org_id: r.org_id, id: r.webhook_id }]),
+    );
+    const enqueued = await withRetriedTransaction(
+      this.deps.db,
+      async (tx) => {
+        await store.lockWebhooks(tx, [...webhooks.values()]);
+        return this.writeOutcomes(tx, batch, now);
+      },
+      {
+        attempts: RECORD_ATTEMPTS,
+        onRetry: (err, attempt) =>
+          this.deps.logger.warn(
+            { err: err.message, results: batch.length, attempt },
+            'recording webhook attempts was rolled back by the database; writing the batch again',
+          ),
+      },
+    );
     if (enqueued) this.poke();
+  }
+
+  /** The batch's statements, inside its transaction; returns how many `webhook.failing` deliveries it enqueued. */
+  private async writeOutcomes(
+    tx: Queryable,
+    batch: { result: AttemptResult; streak: 'success' | 'failure' }[],
+    now: Date,
+  ): Promise<number> {
+    let enqueued = 0;
+    const applied = new Set(
+      (
+        await store.recordAttempts(
+          tx,
+          batch.map((b) => b.result),
+        )
+      ).map((r) => `${r.org_id}/${r.id}`),
+    );
+    const streaks = new Map<string, StreakChange>();
+    for (const { result, streak } of batch) {
+      if (!applied.has(`${result.org_id}/${result.id}`)) continue;
+      const key = `${result.org_id}/${result.webhook_id}`;
+      const s = streaks.get(key) ?? {
+        org_id: result.org_id,
+        id: result.webhook_id,
+        reset: false,
+        failures: 0,
+        last_failure_at: null,
+      };
+      if (streak === 'success') {
+        s.reset = true;
+        s.failures = 0;
+      } else {
+        s.failures++;
+        s.last_failure_at = result.started_at;
+      }
+      streaks.set(key, s);
+    }
+    const changed = await store.updateFailureStreaks(tx, [...streaks.values()]);
+    const threshold = this.deps.failingThreshold;
+    for (const w of changed) {
+      if (!(w.before < threshold && w.after >= threshold)) continue;
+      const last = [...batch]
+        .reverse()
+        .find((b) => b.result.org_id === w.org_id && b.result.webhook_id === w.id)?.result;
+      const events = await failingEvents(tx, w.org_id, w.id, w.after, threshold, last ?? null, now);
+      await store.insertDeliveries(tx, events);
+      enqueued += events.length;
+    }
+    return enqueued;
   }
 }
 

@@ -22,7 +22,7 @@ export const createEvidenceUploadBody = z.strictObject({
 export const storageKeyParams = z.object({ storage_key: z.string() });
 
 /** The upload URL's signed query; a missing or altered part fails the signature check (403). */
-export const uploadContentQuery = z.object({
+export const uploadContentQuery = z.strictObject({
   org: z.string().default(''),
   expires: z.string().default(''),
   signature: z.string().default(''),

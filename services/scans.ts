@@ -19,6 +19,7 @@ import { getScan as getScanRow, listScans as listScanRows, type ScanRow } from '
 import type { PolicyCache } from './policies/cache.ts';
 import type { CreateScanInput, ListScansInput } from './scan-input.ts';
 import { shapeFinding } from './scan-findings.ts';
+import { storedScan } from './scan-masking.ts';
 import { scanDeliveries, type SubscriptionCache } from './webhooks/subscriptions.ts';
 
 export interface ScanDeps {
@@ -72,6 +73,8 @@ export async function checkScanRequest(
 /**
  * Scans the content and commits the scan; resolves only after the row is committed. `body` holds
  * only storable text: the route chain made its content so and refused anything else (api/storable-text.ts).
+ * Resolves with the row as the caller's answer shows it: its items carry the text the caller sent, while
+ * an uncaptured scan's stored row has them masked (`storedScan`, scan-masking.ts).
  * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`, 503 `service.overloaded`, 504 `scans.deadline_exceeded`.
  */
 export async function createScan(
@@ -153,7 +156,7 @@ export async function createScan(
     observed_action: decision.observed_action ?? null,
   };
   row.latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
-  await deps.writer.write(row, scanDeliveries(await subscriptions, row, outcome.decision.notify));
+  await deps.writer.write(storedScan(row), scanDeliveries(await subscriptions, row, outcome.decision.notify));
   deps.metrics.scanDuration.observe({ tier: options.tier }, (performance.now() - started) / 1000);
   deps.metrics.decisions.inc({ action: row.action, surface: row.surface });
   return row;

@@ -3,8 +3,44 @@
  * column of every table of the test's database, the keys and values of Redis keys, and (where the
  * role may read the server's files) the write-ahead log written since a given position.
  */
+import { randomInt } from 'node:crypto';
 import type { Redis } from '../../lib/redis.ts';
 import type { Queryable } from '../../store/db.ts';
+
+/** PII values of one test's own, which the PII detector's regex recognizers find, random so no other test writes them. */
+export interface RawPii {
+  ssn: string;
+  card: string;
+  email: string;
+  phone: string;
+}
+
+const digits = (n: number) => Array.from({ length: n }, () => randomInt(10)).join('');
+
+/** A Luhn-valid 16-digit Visa number, grouped by four. */
+function cardNumber(): string {
+  const body = `4${digits(14)}`;
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return `${body}${(10 - (sum % 10)) % 10}`.replace(/(\d{4})(?=\d)/g, '$1 ');
+}
+
+/** Fresh random values (an SSN outside the never-issued areas, a card, an e-mail, a US phone number). */
+export function randomPii(): RawPii {
+  return {
+    ssn: `${randomInt(100, 600)}-${randomInt(10, 100)}-${randomInt(1000, 10_000)}`,
+    card: cardNumber(),
+    email: `pii.${digits(10)}@example.com`,
+    phone: `+1 650-${randomInt(200, 1000)}-${digits(4)}`,
+  };
+}
+
+/** The values of `randomPii()` answers, as a list. */
+export const rawValues = (p: RawPii): string[] => [p.ssn, p.card, p.email, p.phone];
 
 /** What a table sweep looked at and where it found a raw value (`table.column`, sorted). */
 export interface TableSweep {

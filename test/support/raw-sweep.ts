@@ -3,9 +3,9 @@
  * column of every table of the test's database, the keys and values of Redis keys, and (where the
  * role may read the server's files) the write-ahead log written since a given position.
  */
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Redis } from '../../lib/redis.ts';
-import type { Queryable } from '../../store/db.ts';
+import type { Db, Queryable } from '../../store/db.ts';
 
 /** PII values of one test's own, which the PII detector's regex recognizers find, random so no other test writes them. */
 export interface RawPii {
@@ -42,6 +42,51 @@ export function randomPii(): RawPii {
 /** The values of `randomPii()` answers, as a list. */
 export const rawValues = (p: RawPii): string[] => [p.ssn, p.card, p.email, p.phone];
 
+/**
+ * Which of many raw values occur in some bytes, in one pass: each value is a candidate only where
+ * its first four bytes are (thousands of values over a hundred megabytes of WAL stay linear).
+ */
+class RawMatcher {
+  private readonly byPrefix = new Map<number, [string, Buffer][]>();
+  private readonly short: [string, Buffer][] = [];
+
+  constructor(raw: readonly string[]) {
+    for (const v of new Set(raw)) {
+      const b = Buffer.from(v, 'utf8');
+      if (b.length < 4) {
+        this.short.push([v, b]);
+        continue;
+      }
+      const key = b.readUInt32BE(0);
+      this.byPrefix.set(key, [...(this.byPrefix.get(key) ?? []), [v, b]]);
+    }
+  }
+
+  /** Adds to `into` each value that occurs in `bytes`. */
+  scan(bytes: Buffer, into: Set<string>): void {
+    for (const [v, b] of this.short) if (bytes.includes(b)) into.add(v);
+    let window = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      window = ((window << 8) | bytes[i]!) >>> 0;
+      if (i < 3) continue;
+      const candidates = this.byPrefix.get(window);
+      if (!candidates) continue;
+      const start = i - 3;
+      for (const [v, b] of candidates) {
+        const end = start + b.length;
+        if (end <= bytes.length && bytes.compare(b, 0, b.length, start, end) === 0) into.add(v);
+      }
+    }
+  }
+
+  /** Whether any value occurs in `text` (as UTF-8). */
+  holds(text: string | Buffer): boolean {
+    const found = new Set<string>();
+    this.scan(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, found);
+    return found.size > 0;
+  }
+}
+
 /** What a table sweep looked at and where it found a raw value (`table.column`, sorted). */
 export interface TableSweep {
   tables: number;
@@ -67,19 +112,15 @@ export async function sweepTables(db: Queryable, raw: readonly string[]): Promis
     const { rows: n } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quote(t)}`);
     rows += n[0]!.n;
   }
+  const matcher = new RawMatcher(raw);
   const found: string[] = [];
   for (const { table_name: t, column_name: c, data_type: type } of columns) {
-    const col = quote(c);
-    const conditions = raw.map((_, i) =>
-      type === 'bytea'
-        ? `position(convert_to($${i + 1}, 'UTF8') in ${col}) > 0`
-        : `strpos(${col}::text, $${i + 1}) > 0`,
+    // bytea as its bytes (sealed or binary values), everything else as its text form
+    const value = type === 'bytea' ? quote(c) : `${quote(c)}::text`;
+    const { rows: values } = await db.query<{ v: string | Buffer }>(
+      `SELECT ${value} AS v FROM ${quote(t)} WHERE ${quote(c)} IS NOT NULL`,
     );
-    const { rows: hit } = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ${quote(t)} WHERE ${conditions.join(' OR ')}`,
-      [...raw],
-    );
-    if (hit[0]!.n > 0) found.push(`${t}.${c}`);
+    if (values.some((x) => matcher.holds(x.v))) found.push(`${t}.${c}`);
   }
   return { tables: tables.length, columns: columns.length, rows, found };
 }
@@ -90,12 +131,13 @@ export async function sweepRedis(
   pattern: string,
   raw: readonly string[],
 ): Promise<{ keys: number; found: string[] }> {
+  const matcher = new RawMatcher(raw);
   const keys = await redis.keys(pattern);
   const found: string[] = [];
   for (const key of keys) {
     const type = await redis.type(key);
     const value = type === 'string' ? ((await redis.get(key)) ?? '') : JSON.stringify(await dump(redis, key, type));
-    if (raw.some((v) => key.includes(v) || value.includes(v))) found.push(key);
+    if (matcher.holds(key) || matcher.holds(value)) found.push(key);
   }
   return { keys: keys.length, found };
 }
@@ -108,26 +150,51 @@ async function dump(redis: Redis, key: string, type: string): Promise<unknown> {
   return null;
 }
 
-/** The server's current WAL insert position (`pg_current_wal_insert_lsn`). */
-export async function walPosition(db: Queryable): Promise<string> {
-  const { rows } = await db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
-  return rows[0]!.lsn;
+/** A hold on the server's WAL from `since` on (a temporary replication slot), so no segment is recycled before the sweep. */
+export interface WalHold {
+  since: string;
+  release(): Promise<void>;
 }
 
-/** Whether this role may read the server's WAL files (superuser or pg_read_server_files). */
-export async function canReadWal(db: Queryable): Promise<boolean> {
-  const { rows } = await db.query<{ ok: boolean }>(
-    `SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
-         OR pg_has_role(current_user, 'pg_read_server_files', 'MEMBER') AS ok`,
-  );
-  return rows[0]!.ok;
+/**
+ * Holds the WAL from now on with a temporary physical replication slot of a connection of its own (a
+ * busy server recycles segments at each checkpoint); `release` drops the slot and closes the connection.
+ */
+export async function holdWal(pool: Db): Promise<WalHold> {
+  const client = await pool.connect();
+  const slot = `raw_sweep_${randomBytes(6).toString('hex')}`;
+  try {
+    const { rows } = await client.query<{ lsn: string }>(
+      'SELECT lsn::text AS lsn FROM pg_create_physical_replication_slot($1, true, true)',
+      [slot],
+    );
+    return {
+      since: rows[0]!.lsn,
+      release: async () => {
+        try {
+          await client.query('SELECT pg_drop_replication_slot($1)', [slot]);
+        } finally {
+          client.release(true);
+        }
+      },
+    };
+  } catch (err) {
+    client.release(true);
+    throw err;
+  }
+}
+
+/** Whether this role may hold and read the server's WAL (a replication slot, pg_ls_waldir, pg_read_binary_file): a superuser. */
+export async function canSweepWal(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ ok: boolean }>('SELECT rolsuper AS ok FROM pg_roles WHERE rolname = current_user');
+  return rows[0]?.ok === true;
 }
 
 /**
  * The WAL the whole server wrote from `since` up to its flush position, searched for the raw values as
  * UTF-8: which ones occur, and how many bytes were read. The server's other databases write into the
  * same WAL: the values must be this test's own (random).
- * @throws Error when a segment since `since` was recycled already (a checkpoint meanwhile: run again).
+ * @throws Error when a segment since `since` was recycled already (not held: `holdWal`).
  */
 export async function sweepWal(
   db: Queryable,
@@ -147,7 +214,7 @@ export async function sweepWal(
   if (files[0]?.name !== files[0]?.first) throw new Error(`WAL segment of ${since} recycled already: run again`);
   let bytes = 0;
   const found = new Set<string>();
-  const needles = raw.map((v) => [v, Buffer.from(v, 'utf8')] as const);
+  const matcher = new RawMatcher(raw);
   for (const f of files) {
     const start = Number(f.start);
     const { rows } = await db.query<{ b: Buffer }>('SELECT pg_read_binary_file($1, $2, $3) AS b', [
@@ -156,7 +223,7 @@ export async function sweepWal(
       Number(f.stop) - start,
     ]);
     bytes += rows[0]!.b.length;
-    for (const [v, needle] of needles) if (rows[0]!.b.includes(needle)) found.add(v);
+    matcher.scan(rows[0]!.b, found);
   }
   return { bytes, found: [...found] };
 }

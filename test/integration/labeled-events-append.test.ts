@@ -2,7 +2,7 @@
 // evidence and red-team run references, and a run's training consent propagating to its events.
 import { describe, expect, it } from 'vitest';
 import { buildOrg, call, expectProblem } from '../support/harness.ts';
-import { sweepTables } from '../support/raw-sweep.ts';
+import { randomPii, sweepTables } from '../support/raw-sweep.ts';
 import {
   app,
   append,
@@ -137,7 +137,8 @@ describe('raw text is never stored', () => {
   const EMAIL = 'wilhelmina.quargstone@example.com';
   const PHONE = '+1 650-253-0142';
   const SSN = '536-22-8214';
-  const CARD = '4111 1111 1111 1111';
+  // random: other files of the run may store the well-known test cards (a captured scan's content)
+  const CARD = randomPii().card;
   const RAW = [EMAIL, PHONE, SSN, CARD];
 
   /** labeled_events' columns: those a caller writes (each gets a raw value below, or only an enum, number, date or minted id), and those the service sets. */
@@ -194,7 +195,8 @@ describe('raw text is never stored', () => {
     expect(r.status, r.text.slice(0, 300)).toBe(201);
     const got = await get(r.body.event_ids[0], o.admin);
     expect(got.status).toBe(200);
-    expect(JSON.stringify(got.body)).not.toMatch(/quargstone|253-0142|536-22-8214|4111 1111/);
+    expect(JSON.stringify(got.body)).not.toMatch(/quargstone|253-0142|536-22-8214/);
+    expect(JSON.stringify(got.body)).not.toContain(CARD);
     expect(got.body.input_redacted).toContain('Contact me at');
     expect(got.body.verdict_reason).toBe('flagged: [EMAIL_ADDRESS] asked to charge card [CREDIT_CARD] (SSN [US_SSN])');
 
@@ -244,7 +246,8 @@ describe('raw text is never stored', () => {
       'events.1.evidence_blob_keys.0.kind',
     ]);
     expect(r.body.errors[2].message).toContain('CREDIT_CARD');
-    expect(r.text).not.toMatch(/quargstone|253-0142|536-22-8214|4111 1111/);
+    expect(r.text).not.toMatch(/quargstone|253-0142|536-22-8214/);
+    expect(r.text).not.toContain(CARD);
     const { rows } = await app.db.query('SELECT count(*)::int AS n FROM labeled_events WHERE org_id = $1', [o.orgId]);
     expect(rows[0].n).toBe(0);
     expect((await sweepTables(app.db, RAW)).found).toEqual([]);

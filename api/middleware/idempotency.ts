@@ -92,7 +92,8 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
         .finally(() => send(body));
       return res;
     };
-    // Streaming responses never call send(), and some answers are not their own replay: those record it themselves.
+    // Streaming responses never call send(), and some answers are not their own replay (a scan's):
+    // those record the replay themselves.
     res.locals.idempotency = {
       record: async (status: number, json: unknown, headers: Record<string, string> = {}) => {
         settled = true;

@@ -7,8 +7,9 @@
  * structured identifiers never. An overloaded pool is 503 and a passed deadline 504: nothing is returned
  * to store.
  *
- * Strings a caller needs back verbatim (names that group and join events) are not rewritten: `Redact.hiddenLabels`
- * says which structured identifiers the policy would hide in one, so the caller can refuse it instead.
+ * Strings a caller needs back verbatim (names that group and join events) are not rewritten:
+ * `Redact.hiddenLabels` says which structured identifiers the policy would hide in one, so the caller
+ * can refuse it instead.
  */
 import type { ScanEngine } from '../../engine/pipeline.ts';
 import type { FindingItem } from '../../engine/detector.ts';
@@ -47,7 +48,7 @@ export interface Redact {
   value(value: unknown): Promise<unknown>;
   /**
    * The labels of the structured identifiers (the regex recognizers: e-mail, phone, card, SSN, …) in
-   * `text` that the policy would not pass through, distinct, in text order. No model: names are not
+   * `text` that the policy would not pass through, each once. No model: names are not
    * looked for (the NER model takes identifiers such as `jailbreak` or `corpus-1` for a PERSON).
    */
   hiddenLabels(text: string): string[];

@@ -1238,6 +1238,7 @@ export interface components {
        *     - `labeled_events.not_found` (404): Labeled event not found
        *     - `labeled_events.evidence_not_found` (400): Evidence not found
        *     - `labeled_events.unknown_run` (400): Unknown red-team run
+       *     - `labeled_events.identifier_contains_pii` (400): Identifier carries personal data
        *     - `legacy_analyses.not_found` (404): Analysis session not found
        *     - `analytics.window_too_wide` (400): Analytics window too wide
        *     - `evidence.not_found` (404): Evidence upload not found
@@ -10349,7 +10350,7 @@ export interface operations {
           'application/json': components['schemas']['LabeledEventsAppended'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `labeled_events.evidence_not_found`, `labeled_events.unknown_run`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `labeled_events.evidence_not_found`, `labeled_events.identifier_contains_pii`, `labeled_events.unknown_run`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -10363,6 +10364,7 @@ export interface operations {
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
               | 'labeled_events.evidence_not_found'
+              | 'labeled_events.identifier_contains_pii'
               | 'labeled_events.unknown_run'
               | 'request.duplicate_key'
               | 'request.forbidden_key'

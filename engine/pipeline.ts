@@ -85,7 +85,8 @@ export interface EngineObserver {
  * count their own hits and misses, and answer a miss rather than fail or wait long.
  */
 export interface ResultCache {
-  get(key: string): DetectorResult[] | undefined | Promise<DetectorResult[] | undefined>;
+  /** `text` is the scan's own (the key's): what an implementation that does not keep matched text rebuilds it from. */
+  get(key: string, text: string): DetectorResult[] | undefined | Promise<DetectorResult[] | undefined>;
   /** Never throws, never makes the scan wait (a shared store is written in the background). */
   set(key: string, results: readonly DetectorResult[]): void;
 }
@@ -155,7 +156,7 @@ export class ScanEngine {
     if (!shared && !this.inflight.has(key)) this.inflight.set(key, new Promise((resolve) => (release = resolve)));
     try {
       if (!shared) {
-        const found = this.cache!.get(key);
+        const found = this.cache!.get(key, input.text);
         shared = found instanceof Promise ? await found : found;
       }
       if (shared && shared.length === detectors.length && shared.every((r, i) => r.detector === detectors[i]!.name)) {

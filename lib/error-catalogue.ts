@@ -104,6 +104,11 @@ export const entries = {
   labeledEventNotFound: { status: 404, code: 'labeled_events.not_found', title: 'Labeled event not found' },
   labeledEventEvidenceNotFound: { status: 400, code: 'labeled_events.evidence_not_found', title: 'Evidence not found' },
   labeledEventUnknownRun: { status: 400, code: 'labeled_events.unknown_run', title: 'Unknown red-team run' },
+  labeledEventIdentifierPii: {
+    status: 400,
+    code: 'labeled_events.identifier_contains_pii',
+    title: 'Identifier carries personal data',
+  },
   // legacy analysis sessions (issue 22)
   legacyAnalysisNotFound: { status: 404, code: 'legacy_analyses.not_found', title: 'Analysis session not found' },
   // analytics (issue 21)

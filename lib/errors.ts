@@ -180,6 +180,12 @@ export const Errors = {
     make('labeledEventEvidenceNotFound', `No verified upload in this organization: ${pathsOf(errors)}.`, { errors }),
   labeledEventUnknownRun: (errors: ValidationIssue[]) =>
     make('labeledEventUnknownRun', `No red-team run of this organization: ${pathsOf(errors)}.`, { errors }),
+  labeledEventIdentifierPii: (errors: ValidationIssue[]) =>
+    make(
+      'labeledEventIdentifierPii',
+      `Identifiers are stored verbatim and may not carry personal data the redaction policy hides: ${pathsOf(errors)}.`,
+      { errors },
+    ),
   // legacy analysis sessions (issue 22)
   legacyAnalysisNotFound: (id: number) =>
     make('legacyAnalysisNotFound', `No analysis session ${id} in this organization.`),

@@ -1,11 +1,12 @@
 /**
- * Labeled events (docs/api.md, Labeled events): an append redacts `input`, `output` and the
- * comparator under the organization's redaction policy before anything is written, so the raw text
- * never reaches a table or a log; then checks the references (evidence uploads verified in this
- * organization, red-team runs of this organization) and inserts the whole batch in one statement.
- * A red-team run's training consent overrides the event's own.
+ * Labeled events (docs/api.md, Labeled events): an append checks the references (evidence uploads
+ * verified in this organization, red-team runs of this organization), then redacts every free text
+ * (`input`, `output`, `verdict_reason`, the comparator) under the organization's redaction policy and
+ * refuses identifiers that carry what the policy hides, before anything is written, so no raw value a
+ * caller sent reaches a table or a log; then inserts the whole batch in one statement. A red-team run's
+ * training consent overrides the event's own.
  */
-import { Errors } from '../lib/errors.ts';
+import { Errors, type ValidationIssue } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/clock.ts';
 import { fetchPage, type Page } from '../lib/keyset-page.ts';
@@ -21,7 +22,7 @@ import type {
   LabeledEventSeverity,
   LabeledEventSource,
 } from '../store/labeled-events.ts';
-import { redactEvents, type RedactionDeps } from './redaction/redactor.ts';
+import { redactEvents, redactTexts, type Redact, type RedactionDeps } from './redaction/redactor.ts';
 
 export interface LabeledEventDeps {
   db: Db;
@@ -78,11 +79,13 @@ export async function appendLabeledEvents(
 ): Promise<string[]> {
   await checkEvidence(deps, orgId, events);
   const runs = await checkRuns(deps, orgId, events);
-  const redacted = await redactEvents(
-    deps.redaction,
-    orgId,
-    events.map((e) => ({ input: e.input ?? null, output: e.output ?? null, comparator: e.comparator ?? null })),
-  );
+  const redacted = await redactEvents(deps.redaction, orgId, events, {
+    check: checkIdentifiers,
+    redact: async (redact, e) => {
+      const [texts, verdictReason] = await Promise.all([redactTexts(redact, e), redact.optional(e.verdict_reason)]);
+      return { ...texts, verdict_reason: verdictReason };
+    },
+  });
   const now = deps.clock.now();
   const rows: store.NewLabeledEventRow[] = events.map((e, i) => {
     const red = redacted.events[i]!;
@@ -96,7 +99,7 @@ export async function appendLabeledEvents(
       output_redacted: red.output_redacted,
       verdict: e.verdict ?? null,
       verdict_confidence: e.verdict_confidence ?? null,
-      verdict_reason: e.verdict_reason ?? null,
+      verdict_reason: red.verdict_reason,
       severity: e.severity ?? null,
       framework_refs: e.framework_refs,
       comparator: red.comparator ?? null,
@@ -112,6 +115,55 @@ export async function appendLabeledEvents(
   });
   await withTransaction(deps.db, (tx) => store.insertLabeledEvents(tx, rows));
   return rows.map((r) => r.id);
+}
+
+/** The `source_data` names stored verbatim (beside `run_id`, which must name a run of the organization). */
+const SOURCE_DATA_NAMES = ['attack_class', 'attack_subclass', 'corpus_entry_id'] as const;
+
+/**
+ * The strings of an event stored verbatim, with their paths: names that group and join events
+ * (framework refs, source_data's attack class, subclass, corpus entry and token counter names,
+ * evidence kinds). `run_id` and `storage_key` are verbatim too, but each must name a run or upload of
+ * this organization, whose ids the service minted.
+ */
+function identifiersOf(e: LabeledEventInput, i: number): [path: string, value: string][] {
+  const at = `events.${i}`;
+  const data = e.source_data ?? {};
+  return [
+    ...e.framework_refs.flatMap((r, j): [string, string][] => [
+      [`${at}.framework_refs.${j}.framework`, r.framework],
+      [`${at}.framework_refs.${j}.id`, r.id],
+    ]),
+    ...SOURCE_DATA_NAMES.flatMap((k): [string, string][] => {
+      const v = data[k];
+      return v === undefined ? [] : [[`${at}.source_data.${k}`, v]];
+    }),
+    // the key itself is never echoed: the path names the map
+    ...Object.keys(data.tokens_used ?? {}).map((k): [string, string] => [`${at}.source_data.tokens_used`, k]),
+    ...e.evidence_blob_keys.map((k, j): [string, string] => [`${at}.evidence_blob_keys.${j}.kind`, k.kind]),
+  ];
+}
+
+/**
+ * Refuses a batch whose verbatim strings hold a structured identifier the redaction policy hides:
+ * rewriting a name would break what groups and joins by it, and keeping it would store the raw value.
+ * @throws ProblemError 400 `labeled_events.identifier_contains_pii` naming every offending path.
+ */
+function checkIdentifiers(redact: Redact, events: readonly LabeledEventInput[]): void {
+  const issues = events.flatMap((e, i) =>
+    identifiersOf(e, i).flatMap(([path, value]): ValidationIssue[] => {
+      const labels = redact.hiddenLabels(value);
+      return labels.length === 0
+        ? []
+        : [
+            {
+              path,
+              message: `holds ${labels.join(', ')}, which the redaction policy hides; this field is stored verbatim`,
+            },
+          ];
+    }),
+  );
+  if (issues.length > 0) throw Errors.labeledEventIdentifierPii(issues);
 }
 
 async function checkEvidence(deps: LabeledEventDeps, orgId: string, events: LabeledEventInput[]): Promise<void> {

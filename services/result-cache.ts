@@ -3,9 +3,13 @@
  * documents scanned again). A local LRU bounded by bytes, and with Redis a second level shared by
  * every process: local first, then one Redis GET with a short bound; a miss computes and stores in
  * both (Redis in the background, with a TTL). Redis being down or slow only turns hits into misses.
+ *
+ * Neither level keeps the text an item matched (raw content, stored only when a scan captures it):
+ * an entry answers only the exact text of its key, so a hit takes each item's text from its span
+ * over that text again.
  */
 import { z } from 'zod';
-import type { DetectorResult } from '../engine/detector.ts';
+import type { DetectorResult, FindingItem } from '../engine/detector.ts';
 import type { ResultCache } from '../engine/pipeline.ts';
 import type { Redis } from '../lib/redis.ts';
 
@@ -64,7 +68,6 @@ function sizeOf(key: string, value: string): number {
 
 const thresholds = z.object({ warn_above: z.number(), flag_above: z.number(), block_above: z.number() });
 const item = z.object({
-  text: z.string(),
   label: z.string(),
   confidence: z.number(),
   source: z.string(),
@@ -80,8 +83,25 @@ const results = z.array(
   }),
 );
 
-/** A stored value read back from Redis, or undefined when it is not a list of detector results (a corrupt value is a miss). */
-export function parseStoredResults(value: string): DetectorResult[] | undefined {
+/** A finding item as kept: without the text it matched. */
+type KeptItem = Omit<FindingItem, 'text'>;
+type KeptResult = Omit<DetectorResult, 'items'> & { items: KeptItem[] };
+
+/** The results as kept: every item without its matched text. */
+export function keptResults(found: readonly DetectorResult[]): KeptResult[] {
+  return found.map((r) => ({ ...r, items: r.items.map(({ text: _matched, ...kept }) => kept) }));
+}
+
+/** Kept results as the engine's again: each item's text is its span of the scanned text. */
+function withTexts(kept: readonly KeptResult[], text: string): DetectorResult[] {
+  return kept.map((r) => ({ ...r, items: r.items.map((i) => ({ text: text.slice(i.span[0], i.span[1]), ...i })) }));
+}
+
+/**
+ * A stored value read back from Redis (kept results, their items without text), or undefined when it
+ * is not a list of detector results (a corrupt value is a miss).
+ */
+export function parseStoredResults(value: string): KeptResult[] | undefined {
   let json: unknown;
   try {
     json = JSON.parse(value);
@@ -121,21 +141,21 @@ export class TwoLevelResultCache implements ResultCache {
     this.local = new ByteLru(opts.maxBytes);
   }
 
-  get(key: string): DetectorResult[] | undefined | Promise<DetectorResult[] | undefined> {
+  get(key: string, text: string): DetectorResult[] | undefined | Promise<DetectorResult[] | undefined> {
     const value = this.local.get(key);
     if (value !== undefined) {
       this.opts.observer?.lookup('hit', 'local');
-      return JSON.parse(value) as DetectorResult[];
+      return withTexts(JSON.parse(value) as KeptResult[], text);
     }
     if (!this.opts.redis) {
       this.opts.observer?.lookup('miss', 'local');
       return undefined;
     }
-    return this.fromRedis(this.opts.redis, key);
+    return this.fromRedis(this.opts.redis, key, text);
   }
 
   set(key: string, found: readonly DetectorResult[]): void {
-    const value = JSON.stringify(found);
+    const value = JSON.stringify(keptResults(found));
     this.keep(key, value);
     const redis = this.opts.redis;
     if (!redis) return;
@@ -148,13 +168,15 @@ export class TwoLevelResultCache implements ResultCache {
       .catch(() => this.opts.observer?.redisFailed('set'));
   }
 
-  private async fromRedis(redis: Redis, key: string): Promise<DetectorResult[] | undefined> {
+  private async fromRedis(redis: Redis, key: string, text: string): Promise<DetectorResult[] | undefined> {
     const value = redis.status === 'ready' ? await this.redisGet(redis, key) : undefined;
     if (value === undefined) this.opts.observer?.redisFailed('get');
     const found = value ? parseStoredResults(value) : undefined;
     this.opts.observer?.lookup(found ? 'hit' : 'miss', 'redis');
-    if (found && value) this.keep(key, value);
-    return found;
+    if (!found) return undefined;
+    // re-serialised: an entry an earlier version wrote with its items' text is kept here without it
+    this.keep(key, JSON.stringify(found));
+    return withTexts(found, text);
   }
 
   /** The stored string, null when Redis has none, undefined when Redis did not answer in time. */

@@ -20,6 +20,7 @@ import type { PolicyCache } from './policies/cache.ts';
 import type { ScanBudget } from './scan-budget.ts';
 import type { CreateScanInput, ListScansInput } from './scan-input.ts';
 import { shapeFinding } from './scan-findings.ts';
+import { storedScan } from './scan-masking.ts';
 import { scanDeliveries, type SubscriptionCache } from './webhooks/subscriptions.ts';
 
 export interface ScanDeps {
@@ -77,6 +78,8 @@ export async function checkScanRequest(
 /**
  * Scans the content and commits the scan; resolves only after the row is committed. `body` holds
  * only storable text: the route chain made its content so and refused anything else (api/storable-text.ts).
+ * Resolves with the row as the caller's answer shows it: its items carry the text the caller sent, while
+ * an uncaptured scan's stored row has them masked (`storedScan`, scan-masking.ts).
  * @throws ProblemError 400 `scans.unknown_detector`, 404 `policies.not_found`, 429 `rate_limit.characters_exceeded`,
  * 499 `request.client_closed` (meta.signal aborted), 503 `service.overloaded`, 504 `scans.deadline_exceeded`.
  */
@@ -161,7 +164,7 @@ export async function createScan(
     observed_action: decision.observed_action ?? null,
   };
   row.latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
-  await deps.writer.write(row, scanDeliveries(await subscriptions, row, outcome.decision.notify));
+  await deps.writer.write(storedScan(row), scanDeliveries(await subscriptions, row, outcome.decision.notify));
   deps.metrics.scanDuration.observe({ tier: options.tier }, (performance.now() - started) / 1000);
   deps.metrics.decisions.inc({ action: row.action, surface: row.surface });
   return row;

@@ -12,9 +12,13 @@ import {
 } from '../../services/idempotency.ts';
 import type { Db } from '../../store/db.ts';
 
-/** Set on `res.locals.idempotency` for a claimed key: how a streaming handler stores or gives up its replay. */
+/**
+ * Set on `res.locals.idempotency` for a claimed key: how a handler stores its replay itself (a stream,
+ * or an answer whose replay differs from it) or gives it up. What is sent afterwards is not stored.
+ */
 export interface IdempotencyHandle {
-  record(status: number, json: unknown): Promise<void>;
+  /** `headers` are replayed beside the JSON content type (e.g. `location`). */
+  record(status: number, json: unknown, headers?: Record<string, string>): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -90,11 +94,13 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
         .finally(() => send(body));
       return res;
     };
-    // Streaming responses never call send(): they record the equivalent JSON response themselves.
+    // Streaming responses never call send(), and some answers are not their own replay (a scan's):
+    // those record the replay themselves.
     res.locals.idempotency = {
-      record: async (status: number, json: unknown) => {
+      record: async (status: number, json: unknown, headers: Record<string, string> = {}) => {
         settled = true;
-        await store(status, { 'content-type': 'application/json; charset=utf-8' }, Buffer.from(JSON.stringify(json)));
+        const replayed = { ...headers, 'content-type': 'application/json; charset=utf-8' };
+        await store(status, replayed, Buffer.from(JSON.stringify(json)));
       },
       release: async () => {
         settled = true;

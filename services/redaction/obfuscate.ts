@@ -82,6 +82,11 @@ export function hashTag(orgKey: Buffer, label: string, value: string): string {
   return `[${label}:hmac:${hmacSha256(orgKey, value).toString('hex').slice(0, HASH_HEX)}]`;
 }
 
+/** `[LABEL]`: what `redact` puts in place of a span (and what an uncaptured scan stores of its matched text). */
+export function labelTag(label: string): string {
+  return `[${label}]`;
+}
+
 /** The text with every span the rules do not pass through replaced by its tag. */
 export function obfuscateText(
   text: string,
@@ -95,7 +100,7 @@ export function obfuscateText(
   let at = 0;
   for (const s of spans) {
     const value = text.slice(s.start, s.end);
-    out += text.slice(at, s.start) + (s.obfuscation === 'hash' ? hashTag(orgKey, s.label, value) : `[${s.label}]`);
+    out += text.slice(at, s.start) + (s.obfuscation === 'hash' ? hashTag(orgKey, s.label, value) : labelTag(s.label));
     at = s.end;
   }
   return out + text.slice(at);

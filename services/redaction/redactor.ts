@@ -6,12 +6,18 @@
  * cannot answer, the detector keeps its regex items (a note, no error): names may then be left,
  * structured identifiers never. An overloaded pool is 503 and a passed deadline 504: nothing is returned
  * to store.
+ *
+ * Strings a caller needs back verbatim (names that group and join events) are not rewritten:
+ * `Redact.hiddenLabels` says which structured identifiers the policy would hide in one, so the caller
+ * can refuse it instead.
  */
 import type { ScanEngine } from '../../engine/pipeline.ts';
 import type { FindingItem } from '../../engine/detector.ts';
+import { findPiiRegex } from '../../engine/detectors/pii-regex.ts';
 import { ModelDeadlineError, ModelOverloadedError } from '../../engine/model-client.ts';
+import { normalize } from '../../engine/normalize.ts';
 import { Errors, type ValidationIssue } from '../../lib/errors.ts';
-import { obfuscateText, organizationHashKey, type ObfuscationRules } from './obfuscate.ts';
+import { obfuscateText, obfuscationOf, organizationHashKey, type ObfuscationRules } from './obfuscate.ts';
 import { getRedactionPolicy, type RedactionPolicyDeps } from './policy.ts';
 
 export interface RedactableFields {
@@ -26,10 +32,45 @@ export interface RedactedFields {
   comparator: unknown | null;
 }
 
-export interface RedactionOutcome {
-  events: RedactedFields[];
+export interface RedactionOutcome<R = RedactedFields> {
+  events: R[];
   redaction_version: string;
   redaction_policy_id: string | null;
+}
+
+/** What one batch's texts are redacted with: the policy in force when the batch began, each distinct text detected once. */
+export interface Redact {
+  /** The text with every span the policy does not pass through replaced by its tag. */
+  text(text: string): Promise<string>;
+  /** null for null or absent, else `text`. */
+  optional(text: string | null | undefined): Promise<string | null>;
+  /** A JSON value with every string redacted, object keys included; other values kept. */
+  value(value: unknown): Promise<unknown>;
+  /**
+   * The labels of the structured identifiers (the regex recognizers: e-mail, phone, card, SSN, …) in
+   * `text` that the policy would not pass through, each once. No model: names are not
+   * looked for (the NER model takes identifiers such as `jailbreak` or `corpus-1` for a PERSON).
+   */
+  hiddenLabels(text: string): string[];
+}
+
+/**
+ * How a caller's events are redacted: `check` sees the whole batch before any text is redacted and
+ * throws to refuse it; `redact` maps one event.
+ */
+export interface EventRedaction<E, R> {
+  check?(redact: Redact, events: readonly E[]): void;
+  redact(redact: Redact, event: E, index: number): Promise<R>;
+}
+
+/** `input`, `output` and the comparator of one event, redacted. */
+export async function redactTexts(redact: Redact, e: RedactableFields): Promise<RedactedFields> {
+  const [input, output, comparator] = await Promise.all([
+    redact.optional(e.input),
+    redact.optional(e.output),
+    e.comparator === undefined || e.comparator === null ? null : redact.value(e.comparator),
+  ]);
+  return { input_redacted: input, output_redacted: output, comparator };
 }
 
 /** What the redactor runs on; server/services.ts builds it (AppServices.redaction). */
@@ -59,32 +100,37 @@ const PII = 'pii';
 const IN_FLIGHT = 64;
 
 /**
- * Redacts a batch (1–100 events) of one organization under the policy in force now.
+ * Redacts a batch (1–100 events) of one organization under the policy in force now: by default
+ * `input`, `output` and the comparator of each (`redactTexts`), or as `how` says.
  * @throws ProblemError 400 `request.validation_failed` (batch size, comparator too deep or too large),
- * 503 `service.overloaded`, 504 `redaction_policy.redactor_deadline_exceeded`.
+ * 503 `service.overloaded`, 504 `redaction_policy.redactor_deadline_exceeded`, and what `how.check` throws.
  */
+export function redactEvents(
+  deps: RedactionDeps,
+  orgId: string,
+  events: readonly RedactableFields[],
+): Promise<RedactionOutcome>;
+export function redactEvents<E extends RedactableFields, R>(
+  deps: RedactionDeps,
+  orgId: string,
+  events: readonly E[],
+  how: EventRedaction<E, R>,
+): Promise<RedactionOutcome<R>>;
 export async function redactEvents(
   deps: RedactionDeps,
   orgId: string,
-  events: RedactableFields[],
-): Promise<RedactionOutcome> {
+  events: readonly RedactableFields[],
+  how: EventRedaction<RedactableFields, unknown> = { redact: redactTexts },
+): Promise<RedactionOutcome<unknown>> {
   if (events.length < 1 || events.length > MAX_REDACT_EVENTS)
     throw Errors.validationFailed([{ path: 'events', message: `must hold 1 to ${MAX_REDACT_EVENTS} events` }]);
   const issues = events.flatMap((e, i) => comparatorIssues(e.comparator, `events.${i}.comparator`));
   if (issues.length > 0) throw Errors.validationFailed(issues);
   const policy = await getRedactionPolicy(deps, orgId);
   const redactor = new TextRedactor(deps, policy, organizationHashKey(deps.hashKey, orgId));
+  how.check?.(redactor, events);
   try {
-    const redacted = await Promise.all(
-      events.map(async (e) => {
-        const [input, output, comparator] = await Promise.all([
-          redactor.optional(e.input),
-          redactor.optional(e.output),
-          e.comparator === undefined || e.comparator === null ? null : redactValue(redactor, e.comparator),
-        ]);
-        return { input_redacted: input, output_redacted: output, comparator };
-      }),
-    );
+    const redacted = await Promise.all(events.map((e, i) => how.redact(redactor, e, i)));
     return { events: redacted, redaction_version: policy.redaction_version, redaction_policy_id: policy.id };
   } catch (err) {
     if (err instanceof ModelOverloadedError) throw Errors.overloaded(err.retryAfterSeconds);
@@ -94,7 +140,7 @@ export async function redactEvents(
 }
 
 /** Runs the PII detector once per distinct text of a batch and obfuscates what it found. */
-class TextRedactor {
+class TextRedactor implements Redact {
   private readonly done = new Map<string, Promise<string>>();
   private readonly deadlineAt: number;
   private running = 0;
@@ -110,6 +156,15 @@ class TextRedactor {
 
   optional(text: string | null | undefined): Promise<string | null> {
     return text === undefined || text === null ? Promise.resolve(null) : this.text(text);
+  }
+
+  value(value: unknown): Promise<unknown> {
+    return redactValue(this, value);
+  }
+
+  hiddenLabels(text: string): string[] {
+    const items = findPiiRegex({ text: normalize(text), surface: 'document', tier: 'fast' });
+    return [...new Set(items.map((i) => i.label))].filter((l) => obfuscationOf(this.rules, l) !== 'pass_through');
   }
 
   text(text: string): Promise<string> {

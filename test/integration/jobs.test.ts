@@ -102,6 +102,35 @@ describe('expire-scan-content', () => {
     );
   });
 
+  it('masks the text its findings quote, as an uncaptured scan stores it from the start', async () => {
+    const text = 'My SSN is 536-22-7788 and my card 4111 1111 1111 1111, mail jane.roe@example.com';
+    const kept = await captured(text);
+    const uncaptured = await call(app, 'POST', '/v1/scans', {
+      key: org.admin,
+      json: { kind: 'content', surface: 'user_message', content: { type: 'text', text } },
+    });
+    const texts = (body: { findings: { items: { text: string }[] }[] }) =>
+      body.findings.flatMap((f) => f.items.map((i) => i.text));
+    expect(texts((await getScan(kept)).body)).toEqual(['536-22-7788', '4111 1111 1111 1111', 'jane.roe@example.com']);
+    // past its retention without moving the clock the later tests count by
+    await app.db.query('UPDATE scans SET content_expires_at = $3 WHERE org_id = $1 AND id = $2', [
+      org.orgId,
+      kept,
+      new Date(clock.now().getTime() - DAY),
+    ]);
+
+    await app.jobs!.runNow(expireScanContent.name);
+
+    const got = await getScan(kept);
+    expect(texts(got.body)).toEqual(['[US_SSN]', '[CREDIT_CARD]', '[EMAIL_ADDRESS]']);
+    expect(got.body.findings).toEqual((await getScan(uncaptured.body.id)).body.findings);
+    const { rows } = await app.db.query('SELECT findings::text AS f FROM scans WHERE org_id = $1 AND id = $2', [
+      org.orgId,
+      kept,
+    ]);
+    expect(rows[0].f).not.toMatch(/536-22-7788|4111 1111|jane\.roe/);
+  });
+
   it('loops over batches until none are left (RETENTION_BATCH_SIZE=2, 5 rows)', async () => {
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push(await captured(`batch ${i}`));

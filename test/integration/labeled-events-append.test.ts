@@ -2,6 +2,7 @@
 // evidence and red-team run references, and a run's training consent propagating to its events.
 import { describe, expect, it } from 'vitest';
 import { buildOrg, call, expectProblem } from '../support/harness.ts';
+import { randomPii, sweepTables } from '../support/raw-sweep.ts';
 import {
   app,
   append,
@@ -136,8 +137,37 @@ describe('raw text is never stored', () => {
   const EMAIL = 'wilhelmina.quargstone@example.com';
   const PHONE = '+1 650-253-0142';
   const SSN = '536-22-8214';
+  // random: other files of the run may store the well-known test cards (a captured scan's content)
+  const CARD = randomPii().card;
+  const RAW = [EMAIL, PHONE, SSN, CARD];
 
-  it('leaves no raw value in any table column or log line', async () => {
+  /** labeled_events' columns: those a caller writes (each gets a raw value below, or only an enum, number, date or minted id), and those the service sets. */
+  const CALLER_WRITTEN = [
+    'source',
+    'observed_at',
+    'input_redacted',
+    'output_redacted',
+    'verdict',
+    'verdict_confidence',
+    'verdict_reason',
+    'severity',
+    'framework_refs',
+    'comparator',
+    'source_data',
+    'run_id',
+    'training_consent',
+    'evidence_blob_keys',
+  ];
+  const SERVICE_SET = ['id', 'org_id', 'redaction_version', 'redaction_policy_id', 'created_at'];
+
+  it('knows every column of labeled_events: a new one must be added to this test', async () => {
+    const { rows } = await app.db.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'labeled_events'`,
+    );
+    expect(rows.map((r) => r.column_name).sort()).toEqual([...CALLER_WRITTEN, ...SERVICE_SET].sort());
+  });
+
+  it('redacts every free-text field (input, output, verdict_reason, comparator) and leaves no raw value in any table column or log line', async () => {
     const o = await buildOrg(app);
     const r = await append(
       {
@@ -145,6 +175,8 @@ describe('raw text is never stored', () => {
           ev({
             input: `Contact me at ${EMAIL} or phone ${PHONE}.`,
             output: `Your SSN ${SSN} is on file.`,
+            verdict: 'flagged',
+            verdict_reason: `flagged: ${EMAIL} asked to charge card ${CARD} (SSN ${SSN})`,
             comparator: {
               would_have_blocked: true,
               input_findings: [
@@ -164,29 +196,85 @@ describe('raw text is never stored', () => {
     const got = await get(r.body.event_ids[0], o.admin);
     expect(got.status).toBe(200);
     expect(JSON.stringify(got.body)).not.toMatch(/quargstone|253-0142|536-22-8214/);
+    expect(JSON.stringify(got.body)).not.toContain(CARD);
     expect(got.body.input_redacted).toContain('Contact me at');
+    expect(got.body.verdict_reason).toBe('flagged: [EMAIL_ADDRESS] asked to charge card [CREDIT_CARD] (SSN [US_SSN])');
 
-    const { rows: columns } = await app.db.query<{ table_name: string; column_name: string; data_type: string }>(
-      `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
-         JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-        WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
-          AND c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'bytea', 'ARRAY')`,
-    );
-    expect(columns.map((c) => `${c.table_name}.${c.column_name}`)).toContain('labeled_events.input_redacted');
-    const found: string[] = [];
-    for (const { table_name: t, column_name: c, data_type: type } of columns) {
-      const col = `"${c.replace(/"/g, '""')}"`;
-      const has = (i: number) =>
-        type === 'bytea' ? `position(convert_to($${i}, 'UTF8') in ${col}) > 0` : `strpos(${col}::text, $${i}) > 0`;
-      const { rows } = await app.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "${t.replace(/"/g, '""')}" WHERE ${has(1)} OR ${has(2)} OR ${has(3)}`,
-        [EMAIL, PHONE, SSN],
-      );
-      if (rows[0]!.n > 0) found.push(`${t}.${c}`);
-    }
-    expect(found).toEqual([]);
+    const sweep = await sweepTables(app.db, RAW);
+    expect(sweep.columns).toBeGreaterThan(0);
+    expect(sweep.found).toEqual([]);
     expect(logLines.length).toBeGreaterThan(0);
-    expect(logLines.filter((l) => l.includes(EMAIL) || l.includes(PHONE) || l.includes(SSN))).toEqual([]);
+    expect(logLines.filter((l) => RAW.some((v) => l.includes(v)))).toEqual([]);
+  });
+
+  it('refuses an identifier stored verbatim (framework refs, source_data names, token counter names, evidence kinds) that holds PII the policy hides, naming each path, and stores nothing', async () => {
+    const o = await buildOrg(app);
+    const run = await insertRun(o.orgId, false);
+    const evidence = await insertEvidence(o.orgId, true);
+    const r = await append(
+      {
+        events: [
+          ev(),
+          redteamEv(run, {
+            framework_refs: [
+              { framework: `fw ${EMAIL}`, id: 'LLM01' },
+              { framework: 'owasp_llm', id: `LLM01 ${SSN}` },
+            ],
+            source_data: {
+              run_id: run,
+              iteration_index: 0,
+              attack_class: `class ${CARD}`,
+              attack_subclass: `sub ${PHONE}`,
+              corpus_entry_id: `entry-${EMAIL}`,
+              tokens_used: { prompt: 1, [`by ${EMAIL}`]: 2 },
+            },
+            evidence_blob_keys: [{ kind: `shot of ${SSN}`, storage_key: evidence }],
+          }),
+        ],
+      },
+      o.admin,
+      { 'Idempotency-Key': `raw-id-${Date.now()}` },
+    );
+    expectProblem(r, 400, 'labeled_events.identifier_contains_pii');
+    expect(paths(r.body)).toEqual([
+      'events.1.framework_refs.0.framework',
+      'events.1.framework_refs.1.id',
+      'events.1.source_data.attack_class',
+      'events.1.source_data.attack_subclass',
+      'events.1.source_data.corpus_entry_id',
+      'events.1.source_data.tokens_used',
+      'events.1.evidence_blob_keys.0.kind',
+    ]);
+    expect(r.body.errors[2].message).toContain('CREDIT_CARD');
+    expect(r.text).not.toMatch(/quargstone|253-0142|536-22-8214/);
+    expect(r.text).not.toContain(CARD);
+    const { rows } = await app.db.query('SELECT count(*)::int AS n FROM labeled_events WHERE org_id = $1', [o.orgId]);
+    expect(rows[0].n).toBe(0);
+    expect((await sweepTables(app.db, RAW)).found).toEqual([]);
+    expect(logLines.filter((l) => RAW.some((v) => l.includes(v)))).toEqual([]);
+  });
+
+  it('accepts an identifier whose PII the policy passes through, verbatim', async () => {
+    const o = await buildOrg(app);
+    const put = await call(app, 'PUT', '/v1/org/redaction-policy', {
+      key: o.admin,
+      json: {
+        field_rules: { EMAIL_ADDRESS: 'pass_through' },
+        default_obfuscation: 'redact',
+        override_allowed_for_reviewers: false,
+        redaction_version: 'redactor-v1.0.1',
+      },
+    });
+    expect(put.status).toBe(200);
+    const id = 'entry-owner@corpus.example.org';
+    const r = await append({ events: [ev({ source_data: { corpus_entry_id: id } })] }, o.admin);
+    expect(r.status, r.text.slice(0, 300)).toBe(201);
+    expect((await get(r.body.event_ids[0], o.admin)).body.source_data).toEqual({ corpus_entry_id: id });
+    expectProblem(
+      await append({ events: [ev({ source_data: { corpus_entry_id: `entry ${SSN}` } })] }, o.admin),
+      400,
+      'labeled_events.identifier_contains_pii',
+    );
   });
 });
 

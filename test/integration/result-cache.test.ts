@@ -112,10 +112,17 @@ describe('result cache shared through Redis', () => {
     await expect.poll(async () => (await one.redis!.keys(`${p}*:scan-results:*`)).length).toBe(1);
     const [key] = await one.redis!.keys(`${p}*:scan-results:*`);
     expect(await one.redis!.ttl(key!)).toBeGreaterThan(3_500);
+    // the shared level keeps no matched text: each item's span, not what it quoted
+    const kept = (await one.redis!.get(key!))!;
+    expect(kept).toContain('"span"');
+    expect(kept).not.toContain('jane.doe@example.com');
+    expect(kept).not.toContain('"text"');
 
     const second = await scan(two, org);
     expect(second.status).toBe(201);
     expect(await cacheCount(two, 'hit', 'redis')).toBe(1);
+    // …and a hit still answers the caller with the text it sent, rebuilt from the spans
+    expect(JSON.stringify(second.body.findings)).toContain('jane.doe@example.com');
     expect(second.body.findings).toEqual(first.body.findings);
     expect(second.body.scores).toEqual(first.body.scores);
     // now in two's local level too

@@ -54,7 +54,7 @@ function streamScan(body: unknown, headers: Record<string, string> = {}): Promis
 }
 
 describe('POST /v1/scans with Accept: text/event-stream', () => {
-  it('sends one detector event per detector, then the decision carrying the whole stored scan', async () => {
+  it('sends one detector event per detector, then the decision carrying the whole scan with the matched text sent (stored masked)', async () => {
     const events = await streamScan({
       kind: 'content',
       surface: 'user_message',
@@ -65,9 +65,15 @@ describe('POST /v1/scans with Accept: text/event-stream', () => {
     const last = events.at(-1)!;
     expect(last.type).toBe('decision');
     expect(events.map((e) => Number(e.id))).toEqual(events.map((_, i) => i + 1));
-    const scan = last.data as { id: string; findings: { detector: string }[]; decision: { action: string } };
+    type Items = { items: { text: string; label: string }[] }[];
+    const scan = last.data as { id: string; findings: Items; decision: { action: string } };
+    const card = (findings: Items) => findings.flatMap((f) => f.items).find((i) => i.label === 'CREDIT_CARD')?.text;
+    expect(card(scan.findings)).toBe('4111 1111 1111 1111');
+    const pii = events.find((e) => e.type === 'detector' && (e.data as { detector: string }).detector === 'pii');
+    expect(card([pii!.data as Items[0]])).toBe('4111 1111 1111 1111');
     const stored = await call(app, 'GET', `/v1/scans/${scan.id}`, { key: org.admin });
-    expect(stored.body).toEqual(scan);
+    const masked = scan.findings.map((f) => ({ ...f, items: f.items.map((i) => ({ ...i, text: `[${i.label}]` })) }));
+    expect(stored.body).toEqual({ ...scan, findings: masked });
     for (const e of events.filter((x) => x.type === 'detector')) {
       expect(e.data).toEqual(
         expect.objectContaining({
@@ -95,8 +101,12 @@ describe('POST /v1/scans with Accept: text/event-stream', () => {
     expect(r.body.code).toBe('scans.unknown_detector');
   });
 
-  it('a replayed Idempotency-Key answers with the stored scan as JSON', async () => {
-    const body = { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'stream once' } };
+  it('a replayed Idempotency-Key answers with the stored scan as JSON (its matched text masked)', async () => {
+    const body = {
+      kind: 'content',
+      surface: 'user_message',
+      content: { type: 'text', text: 'stream once, card 4111 1111 1111 1111' },
+    };
     const events = await streamScan(body, { 'idempotency-key': 'stream-idem-1' });
     const scan = events.at(-1)!.data as { id: string };
     const again = await call(app, 'POST', '/v1/scans', {
@@ -107,6 +117,9 @@ describe('POST /v1/scans with Accept: text/event-stream', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(scan.id);
+    expect(JSON.stringify(scan)).toContain('4111 1111 1111 1111');
+    expect(again.text).not.toContain('4111 1111');
+    expect(again.body).toEqual((await call(app, 'GET', `/v1/scans/${scan.id}`, { key: org.admin })).body);
   });
 
   it('a client that disconnects mid-stream still gets a whole, committed scan', async () => {

@@ -96,6 +96,25 @@ describe('deliveries', () => {
     expect((await deliveries(org, allowed.id)).body.data).toEqual([]);
   });
 
+  it('an uncaptured scan’s event carries its findings masked, even with include_content', async () => {
+    await hook({ events: ['scan.blocked'], include_content: true });
+    const s = await scan(org, SSN_TEXT);
+    expect(s.body.decision.action).toBe('blocked');
+    expect(JSON.stringify(s.body.findings)).toContain('536-22-1234');
+    const [got] = await receiver.waitFor(1);
+    await pump().settle();
+    const env = JSON.parse(got!.body);
+    expect(got!.body).not.toContain('536-22-1234');
+    expect(env.data).not.toHaveProperty('content');
+    expect(env.data.content_stored).toBe(false);
+    expect(env.data.findings).toEqual(
+      (await call(app, 'GET', `/v1/scans/${s.body.id}`, { key: org.admin })).body.findings,
+    );
+    expect(env.data.findings.flatMap((f: { items: { text: string }[] }) => f.items.map((i) => i.text))).toContain(
+      '[US_SSN]',
+    );
+  });
+
   it('a rule’s then.notify sends to a webhook whatever it subscribes to', async () => {
     const h = await hook({ events: ['scan.allowed'] });
     const p = await call(app, 'POST', '/v1/policies', {

@@ -113,7 +113,7 @@ async function created(r: Promise<Reply>, what: string): Promise<string> {
 }
 
 /** A red-team run's create body (a running run: findings may be added, finalize uses it up). */
-const REDTEAM_RUN_BODY = {
+export const REDTEAM_RUN_BODY = {
   scope_hash: 'e'.repeat(64),
   upload_enabled: false,
   training_consent: false,

@@ -3,7 +3,7 @@ import type { Detector, DetectorInput, DetectorResult } from '../../engine/detec
 import { ALL_SURFACES } from '../../engine/detector.ts';
 import { resultCacheKey, ScanEngine, type DetectorRun, type ResultCache } from '../../engine/pipeline.ts';
 import { DetectorRegistry } from '../../engine/registry.ts';
-import { ByteLru, parseStoredResults, TwoLevelResultCache } from '../../services/result-cache.ts';
+import { ByteLru, keptResults, parseStoredResults, TwoLevelResultCache } from '../../services/result-cache.ts';
 
 const THRESHOLDS = { warn_above: 0.5, flag_above: 0.7, block_above: 0.9 };
 
@@ -38,8 +38,8 @@ function spyCache() {
   const cache = new TwoLevelResultCache({ maxBytes: 1 << 20, redis: null, prefix: 't:', ttlSeconds: 60 });
   const log: string[] = [];
   const spy: ResultCache = {
-    get: (key) => {
-      const r = cache.get(key);
+    get: (key, text) => {
+      const r = cache.get(key, text);
       log.push(r ? 'hit' : 'miss');
       return r;
     },
@@ -95,8 +95,11 @@ describe('parseStoredResults', () => {
     { detector: 'prompt_injection', score: 0.1, items: [], thresholds: THRESHOLDS },
   ];
 
-  it('reads back what was stored', () => {
-    expect(parseStoredResults(JSON.stringify(good))).toEqual(good);
+  it("reads back what was stored: the results without their items' matched text (also from an entry written with it)", () => {
+    const kept = keptResults(good);
+    expect(kept[0]!.items[0]).toEqual({ label: 'EMAIL', confidence: 1, source: 'regex', span: [0, 1] });
+    expect(parseStoredResults(JSON.stringify(kept))).toEqual(kept);
+    expect(parseStoredResults(JSON.stringify(good))).toEqual(kept);
   });
 
   it('answers undefined (a miss) for anything that is not a list of detector results', () => {
@@ -109,6 +112,26 @@ describe('parseStoredResults', () => {
       'null',
     ])
       expect(parseStoredResults(bad), bad).toBeUndefined();
+  });
+});
+
+describe('TwoLevelResultCache', () => {
+  it("keeps no matched text: a hit takes each item's text from its span over the scan's own text", () => {
+    const cache = new TwoLevelResultCache({ maxBytes: 1 << 20, redis: null, prefix: 't:', ttlSeconds: 60 });
+    const text = 'mail jane.roe@example.com, SSN 536-22-7788';
+    const found: DetectorResult[] = [
+      {
+        detector: 'pii',
+        score: 0.95,
+        items: [
+          { text: 'jane.roe@example.com', label: 'EMAIL_ADDRESS', confidence: 0.95, source: 'regex', span: [5, 25] },
+          { text: '536-22-7788', label: 'US_SSN', confidence: 0.9, source: 'regex', span: [31, 42] },
+        ],
+      },
+    ];
+    cache.set('k', found);
+    expect(cache.local.get('k')).not.toMatch(/jane|536-22/);
+    expect(cache.get('k', text)).toEqual(found);
   });
 });
 

@@ -39,6 +39,7 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
     errors: [
       entries.labeledEventEvidenceNotFound,
       entries.labeledEventUnknownRun,
+      entries.labeledEventIdentifierPii,
       entries.overloaded,
       entries.redactionDeadlineExceeded,
     ],

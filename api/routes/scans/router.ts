@@ -5,6 +5,8 @@ import { Errors } from '../../../lib/errors.ts';
 import { checkScanRequest, createScan, getScan, listScans, type ScanDeps } from '../../../services/scans.ts';
 import { streamedFinding } from '../../../services/scan-findings.ts';
 import { clientGone } from '../../client-gone.ts';
+import { storedScan } from '../../../services/scan-masking.ts';
+import type { ScanRow } from '../../../store/scans.ts';
 import type { AppServices } from '../../context.ts';
 import type { IdempotencyHandle } from '../../middleware/idempotency.ts';
 import { problemBody, toProblem } from '../../middleware/problem.ts';
@@ -46,24 +48,32 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
       // A client that goes away calls its scan off: waiting model work is dropped, nothing is stored, and
       // an Idempotency-Key is released (499), so a retry runs the scan afresh.
       const meta = { apiKeyId: principal.actor_id, requestId: req.id, signal: clientGone(res) };
+      const idem = res.locals.idempotency as IdempotencyHandle | undefined;
+      // The answer carries the matched text the caller sent; its replay is the scan as stored (an
+      // uncaptured scan's text masked), so no raw text is kept for the replay either.
+      const replay = (row: ScanRow, headers?: Record<string, string>) =>
+        idem?.record(201, presentScanResource(storedScan(row), s.clock.now()), headers);
       if (!wantsStream(req)) {
         const row = await createScan(deps, principal.org_id, body, meta);
-        res.status(201).location(`/v1/scans/${row.id}`).json(presentScanResource(row, s.clock.now()));
+        const location = `/v1/scans/${row.id}`;
+        // as send() would: an unrecorded replay is logged, and the committed scan still answered
+        await replay(row, { location })?.catch((err: Error) =>
+          req.log.error({ err: err.message }, 'idempotency record failed'),
+        );
+        res.status(201).location(location).json(presentScanResource(row, s.clock.now()));
         return;
       }
       const policy = await checkScanRequest(deps, principal.org_id, body);
       const stream = new EventStream(res);
       stream.start();
-      const idem = res.locals.idempotency as IdempotencyHandle | undefined;
       try {
         const row = await createScan(deps, principal.org_id, body, {
           ...meta,
           policy,
           onResult: (run) => stream.send('detector', streamedFinding(deps.engine.registry, run)),
         });
-        const scan = presentScanResource(row, s.clock.now());
-        await idem?.record(201, scan);
-        stream.send('decision', scan);
+        await replay(row);
+        stream.send('decision', presentScanResource(row, s.clock.now()));
       } catch (err) {
         // The same mapping as the error handler's (a database outage is 503, not 500).
         let problem = toProblem(err, s.config.BODY_LIMIT_BYTES);

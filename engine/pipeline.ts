@@ -239,8 +239,11 @@ export class ScanEngine {
       if (sliceMs !== undefined && i > 0) await this.turns.next(opts.tenant ?? '');
       if (stop.signal.aborted) break;
       const out = input.precomputed?.get(d.name) ?? d.detect(detectorInput);
-      if (out instanceof Promise) pending.push(out.then((r) => finish(i, r), fail));
-      else ready.push([i, out]);
+      if (out instanceof Promise) {
+        const done = out.then((r) => finish(i, r), fail);
+        done.catch(() => undefined); // settled below; a failure while later detectors start is not unhandled
+        pending.push(done);
+      } else ready.push([i, out]);
     }
     for (const [i, result] of ready) finish(i, result);
     try {

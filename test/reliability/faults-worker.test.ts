@@ -52,8 +52,8 @@ describe.each([1, 2])('model pool with %i thread(s): workers crash mid-scan unde
         },
         inspect: answeredBy,
       });
-      // Every tenth scan is a long document (≥ POOL_SPLIT_CHARS): with two threads it is split into one
-      // piece per thread, so a crash can take one piece of a request and not the other.
+      // Every tenth scan is a long document: the pool cuts it into slices (POOL_SLICE_MS) spread over the
+      // threads, so a crash can take one slice of a request and not the others.
       const document = (i: number): LoadRequest => ({
         ...scan('document', `${'A long and harmless paragraph about gardening. '.repeat(200)} (${i})`),
         inspect: undefined,

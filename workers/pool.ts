@@ -4,6 +4,7 @@
  * in-flight tasks ≤ threads, so Piscina's own queue stays empty.
  */
 import { Piscina } from 'piscina';
+import { disableOrtTelemetry } from '../inference/onnx-session.ts';
 import type { ModelReply, ModelTask, WorkerConfig } from './protocol.ts';
 
 export interface PoolOptions extends WorkerConfig {
@@ -18,6 +19,8 @@ export interface TaskRunner {
 }
 
 export function createModelPool(opts: PoolOptions): TaskRunner {
+  // Before the first thread starts: each thread's copy of the environment is taken then.
+  disableOrtTelemetry();
   const workerData: WorkerConfig = {
     models: opts.models,
     modelsDir: opts.modelsDir,

@@ -1,24 +1,26 @@
 /**
- * What a cluster's postmaster.pid says, checked against the process table: PostgreSQL leaves the
- * file behind when its postmaster is killed, and the number in it may be a zombie by the time anyone
- * looks.
+ * What a cluster's postmaster.pid says, checked against the process table. PostgreSQL leaves the
+ * file behind when its postmaster is killed, and by the time anyone looks the number in it may be a
+ * zombie, or another process's: the kernel hands pids out again in turn, and a busy machine goes
+ * round all of them within a minute (pid_max is 32768 by default). Taking either for the postmaster
+ * left a killed cluster down for good, with nothing in any log.
  */
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isPortFree } from './local-port.ts';
 
 /** What a look at a cluster's postmaster.pid found. */
 export interface PostmasterSeen {
-  state: 'alive' | 'gone' | 'zombie' | 'no pid file' | 'incomplete pid file';
+  state: 'alive' | 'gone' | 'zombie' | 'another process' | 'no pid file' | 'incomplete pid file';
   pid: number | null;
   port: number | null;
 }
 
 /**
  * The postmaster `clusterDir`'s postmaster.pid names, and whether it is alive. When the file names a
- * zombie (a killed postmaster not yet reaped: pg_ctl starts it detached, so its parent is PID 1, which
- * in a container may reap late or never), PostgreSQL would take it for a live postmaster and refuse
- * to start, so the stale file is removed.
+ * zombie or another process, PostgreSQL would take it for a live postmaster and refuse to start, so
+ * the stale file is removed.
  */
 export async function lookAtPostmaster(clusterDir: string): Promise<PostmasterSeen> {
   const file = path.join(clusterDir, 'postmaster.pid');
@@ -32,8 +34,10 @@ export async function lookAtPostmaster(clusterDir: string): Promise<PostmasterSe
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
   if (!Number.isInteger(pid) || !Number.isInteger(port)) return { state: 'incomplete pid file', pid: null, port: null };
-  const state = await processState(pid);
-  if (state === 'zombie') await rm(file, { force: true });
+  let state: PostmasterSeen['state'] = await processState(pid);
+  // Not our postmaster's command line, and nothing listens on its port: the number went to another process.
+  if (state === 'alive' && !(await runsCluster(pid, clusterDir)) && (await isPortFree(port))) state = 'another process';
+  if (state === 'zombie' || state === 'another process') await rm(file, { force: true });
   return { state, pid, port };
 }
 
@@ -52,5 +56,17 @@ async function processState(pid: number): Promise<'alive' | 'gone' | 'zombie'> {
   } catch {
     // No /proc (not Linux), or it vanished just now.
     return existsSync(`/proc/${pid}`) || process.platform !== 'linux' ? 'alive' : 'gone';
+  }
+}
+
+/**
+ * Whether `pid` is a postmaster of `clusterDir`: pg_ctl starts it as `postgres -D <clusterDir> …`,
+ * and a postmaster keeps its command line (its children rewrite theirs). True where it cannot tell.
+ */
+async function runsCluster(pid: number, clusterDir: string): Promise<boolean> {
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').includes(clusterDir);
+  } catch {
+    return process.platform !== 'linux';
   }
 }

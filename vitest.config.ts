@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Tests that open onnxruntime sessions directly (not through inference/) keep its telemetry off too.
+    env: { ORT_DISABLE_TELEMETRY: '1' },
   },
 });

@@ -6,7 +6,7 @@
  * of 128 SentencePiece tokens; see docs/decisions/0006-sentence-encoder.md. `precision: 'int8'` builds the
  * graph with most weight matrices quantised (docs/decisions/0009-encoder-int8.md).
  */
-import type * as OrtTypes from 'onnxruntime-node';
+import { openSession } from './onnx-session.ts';
 import {
   buildUseLiteOnnx,
   type EncoderPrecision,
@@ -53,9 +53,6 @@ export interface SentenceEncoderOptions {
   precision?: EncoderPrecision;
 }
 
-type Ort = typeof OrtTypes;
-let ortPromise: Promise<Ort> | undefined;
-
 function normalize(v: Float32Array): Float32Array {
   let s = 0;
   for (const x of v) s += x * x;
@@ -70,14 +67,7 @@ export async function loadSentenceEncoder(options: SentenceEncoderOptions = {}):
   const precision = options.precision ?? 'fp32';
   const model = buildUseLiteOnnx(assets.weights, precision);
   assets.weights.clear();
-  ortPromise ??= import('onnxruntime-node') as Promise<Ort>;
-  const ort = await ortPromise;
-  const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-    executionMode: 'sequential',
-  });
+  const { ort, session } = await openSession(model);
   // int8 quantises activations per tensor, so a row's embedding would depend on the rows (and padding)
   // it shares a run with: one row per run keeps it a function of its own ids (and costs nothing at 128 tokens).
   const batchRows = precision === 'int8' ? 1 : Math.max(1, options.batchRows ?? 16);

@@ -50,7 +50,7 @@ export async function runPrimary(
   const workerEnv: Record<string, string> = {};
   try {
     if (!config.DATABASE_URL) {
-      embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
+      embedded = await new EmbeddedPostgres(config.DATA_DIR, logger).ensure();
       embedded.supervise();
       workerEnv.DATABASE_URL = embedded.url;
     }

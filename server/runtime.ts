@@ -70,7 +70,7 @@ export async function openRuntime(
   let embedded: EmbeddedHandle | null = null;
   let url = config.DATABASE_URL;
   if (!url) {
-    embedded = await new EmbeddedPostgres(config.DATA_DIR, (msg) => logger.info(msg)).ensure();
+    embedded = await new EmbeddedPostgres(config.DATA_DIR, logger).ensure();
     url = embedded.url;
     // The server owns its database: if the postmaster dies, start it again (the CLI's runs are too short to need it).
     if (options.superviseEmbedded) embedded.supervise();

@@ -10,10 +10,12 @@
  *   few milliseconds later. That copy is not an operator's second request: a request within
  *   DUPLICATE_SIGNAL_MS of the first is ignored.
  * - A real second request forces the exit, and the forced exit still stops the embedded cluster
- *   this process started (`forceExit`).
+ *   this process started and lets the model threads finish the onnxruntime runs they are in
+ *   (`forceExit`): exiting in the middle of one aborts the process (SIGABRT) instead of exit 1.
  */
 import type { Logger } from '../lib/logger.ts';
 import { stopClustersStartedHere } from '../store/embedded.ts';
+import { settleModelPools } from '../workers/pool.ts';
 
 /** The message a cluster worker gets when the primary shuts down: drain like on SIGTERM. */
 export const SHUTDOWN_MESSAGE = 'content-firewall:shutdown';
@@ -52,19 +54,34 @@ export class StopRequests {
   }
 }
 
+/**
+ * The longest a forced exit waits for the inference tasks running on model threads (one task: one
+ * batch, or one thread's share of a long document). Past it the process exits regardless.
+ */
+export const FORCED_EXIT_MODEL_WAIT_MS = 30_000;
+
 let forcing = false;
 
 /**
  * The forced exit (an operator's second signal, a fatal error): stops every embedded PostgreSQL this process
- * started, then exits 1. Signals that arrive meanwhile are ignored, so the cluster is never left
- * half-stopped. `before` runs first (a cluster primary kills its workers).
+ * started and, meanwhile, lets the running inference tasks finish (no new ones start), then exits 1.
+ * Signals that arrive meanwhile are ignored, so the cluster is never left half-stopped. `before` runs
+ * first (a cluster primary kills its workers).
  */
 export function forceExit(logger: Logger | null, reason: string, before?: () => void): void {
   if (forcing) return;
   forcing = true;
   logger?.warn({ reason }, 'exiting now (stopping the embedded PostgreSQL first)');
   before?.();
-  void stopClustersStartedHere().finally(() => process.exit(1));
+  const models = settleModelPools(FORCED_EXIT_MODEL_WAIT_MS).then(({ running, finished }) => {
+    if (!finished)
+      logger?.error(
+        { running, waited_ms: FORCED_EXIT_MODEL_WAIT_MS },
+        'inference still running on a model thread: exiting anyway (the process may abort)',
+      );
+    else if (running > 0) logger?.info({ running }, 'the inference tasks that were running have finished');
+  });
+  void Promise.allSettled([stopClustersStartedHere(), models]).finally(() => process.exit(1));
 }
 
 /**

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Logger } from '../lib/logger.ts';
+import { freePort, isPortFree } from './local-port.ts';
+import { lookAtPostmaster } from './postmaster.ts';
 
 const run = promisify(execFile);
 
@@ -55,7 +56,7 @@ export class EmbeddedPostgres {
 
   constructor(
     private readonly dataDir: string,
-    private readonly log: (msg: string) => void = () => undefined,
+    private readonly logger: Pick<Logger, 'info' | 'debug'> | null = null,
   ) {
     this.stateFile = path.join(dataDir, 'embedded-postgres.json');
   }
@@ -91,6 +92,10 @@ export class EmbeddedPostgres {
     return this.handle({ ...state, port }, port, true, runAs);
   }
 
+  private log(msg: string): void {
+    this.logger?.info(msg);
+  }
+
   private start(clusterDir: string, port: number, runAs: RunAs | null): Promise<void> {
     return this.pgCtl(runAs, [
       'start',
@@ -114,7 +119,10 @@ export class EmbeddedPostgres {
     // One look: a postmaster that died (killed, crashed) is started again on the same port, so every
     // client's connection string stays valid; a failed start is retried at the next look.
     const restartIfDown = async () => {
-      if ((await this.runningPort(state.clusterDir)) !== null || stopped) return;
+      const seen = await lookAtPostmaster(state.clusterDir);
+      // One line per look, so a restart that does not come can be traced to what the look saw.
+      this.logger?.debug({ postmaster: seen, stopped }, 'embedded PostgreSQL supervisor check');
+      if (seen.state === 'alive' || stopped) return;
       this.log(`embedded PostgreSQL is not running (killed or crashed): starting it again on 127.0.0.1:${port}`);
       try {
         await this.start(state.clusterDir, port, runAs);
@@ -149,25 +157,8 @@ export class EmbeddedPostgres {
 
   /** The port of the postmaster running on `clusterDir`, or null when none is alive. */
   private async runningPort(clusterDir: string): Promise<number | null> {
-    let text: string;
-    try {
-      text = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8');
-    } catch {
-      return null;
-    }
-    const lines = text.split('\n');
-    const pid = Number.parseInt(lines[0] ?? '', 10);
-    const port = Number.parseInt(lines[3] ?? '', 10);
-    if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
-    const state = await processState(pid);
-    if (state === 'zombie') {
-      // A postmaster that was killed but not yet reaped: its parent is PID 1 (pg_ctl starts it
-      // detached), which in a container may reap late or never. PostgreSQL itself would take the
-      // zombie for a live postmaster and refuse to start, so its lock file goes.
-      await rm(path.join(clusterDir, 'postmaster.pid'), { force: true });
-      return null;
-    }
-    return state === 'alive' ? port : null;
+    const seen = await lookAtPostmaster(clusterDir);
+    return seen.state === 'alive' ? seen.port : null;
   }
 
   private async initdb(state: EmbeddedState, runAs: RunAs | null): Promise<void> {
@@ -322,71 +313,6 @@ async function exists(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/**
- * A free port for the cluster, outside the kernel's ephemeral range when it can: a port from that
- * range can be taken by any outgoing connection (a pool's, a fetch's) while the cluster is down, and
- * then the supervised restart, which must come back on the same port, could not bind it.
- */
-async function freePort(): Promise<number> {
-  const low = await ephemeralLow();
-  for (let i = 0; low !== null && low > 12_000 && i < 50; i++) {
-    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
-    if (await isPortFree(port)) return port;
-  }
-  return anyFreePort();
-}
-
-/** The first port of the kernel's ephemeral range (Linux), or null where it cannot be read. */
-async function ephemeralLow(): Promise<number | null> {
-  try {
-    const low = Number.parseInt(
-      (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/)[0] ?? '',
-      10,
-    );
-    return Number.isInteger(low) ? low : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether `pid` runs, is gone, or is a zombie (dead, not yet reaped: `kill(pid, 0)` still succeeds). */
-async function processState(pid: number): Promise<'alive' | 'gone' | 'zombie'> {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return 'gone';
-  }
-  try {
-    // /proc/<pid>/stat: "pid (comm) S …"; the state letter follows the last ')'.
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const letter = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return letter === 'Z' || letter === 'X' ? 'zombie' : 'alive';
-  } catch {
-    // No /proc (not Linux), or it vanished just now.
-    return existsSync(`/proc/${pid}`) || process.platform !== 'linux' ? 'alive' : 'gone';
-  }
-}
-
-function anyFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether 127.0.0.1:`port` can be listened on now. */
-export function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
 }
 
 function errorText(err: unknown): string {

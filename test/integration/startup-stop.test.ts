@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DUPLICATE_SIGNAL_MS } from '../../server/signals.ts';
 
 /**
  * What start-up opened is closed when start-up cannot finish or is asked to stop: the embedded
@@ -35,6 +36,13 @@ afterEach(() => {
   }
 });
 
+/** The environment of a server (or CLI) on the embedded default under `dir`. */
+function serverEnv(dir: string, env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, HOST: '127.0.0.1', ...env };
+  for (const k of ['DATABASE_URL', 'REDIS_URL', 'SECRET_KEY', 'CLUSTER_WORKERS']) delete merged[k];
+  return merged;
+}
+
 /**
  * Starts the server on the embedded default; `onLine` sees every output line (JSON logs at info).
  * `npm`: as `npm start` in a process group of its own, as a terminal runs it, so the test can signal
@@ -47,16 +55,7 @@ function startServer(
   onLine: (line: string, child: ReturnType<typeof spawn>) => void,
   o: { npm?: boolean; env?: Record<string, string> } = {},
 ) {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    WORKER_THREADS: '1',
-    ...o.env,
-  };
-  for (const k of ['DATABASE_URL', 'REDIS_URL', 'SECRET_KEY', 'CLUSTER_WORKERS']) delete env[k];
+  const env = serverEnv(dir, { PORT: String(port), LOG_LEVEL: 'info', WORKER_THREADS: '1', ...o.env });
   const child = o.npm
     ? spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], {
         cwd: ROOT,
@@ -130,10 +129,11 @@ function postmastersOf(dir: string): string[] {
   return r.stdout.split('\n').filter(Boolean);
 }
 
-describe('a signal to the whole process group of npm start (Ctrl-C) stops cleanly, never orphaning the embedded PostgreSQL', () => {
-  // npm forwards the signal to the server, which also got it directly: two copies, milliseconds apart.
-  const group = (child: ReturnType<typeof spawn>, signal: NodeJS.Signals) => process.kill(-child.pid!, signal);
+// A signal to the process group, as Ctrl-C in a terminal: npm forwards it to the server, which also got
+// it directly — two copies, milliseconds apart.
+const group = (child: ReturnType<typeof spawn>, signal: NodeJS.Signals) => process.kill(-child.pid!, signal);
 
+describe('a signal to the whole process group of npm start (Ctrl-C) stops cleanly, never orphaning the embedded PostgreSQL', () => {
   for (const args of [[], ['--cluster', '1']]) {
     it(
       `SIGINT to the group once serving${args.length ? ' (cluster)' : ''}: one drain, exit 0, the cluster stopped`,
@@ -229,6 +229,94 @@ describe('a signal to the whole process group of npm start (Ctrl-C) stops cleanl
       socket.destroy();
       expect(result.code).toBe(1);
       expect(lines.filter((l) => l.includes('exiting now')).length).toBe(1);
+      expect(existsSync(pidFile(dir))).toBe(false);
+      expect(postmastersOf(dir)).toEqual([]);
+    },
+  );
+});
+
+/** An admin key of a new organization, through the CLI (which stops the cluster it started). */
+function bootstrapKey(dir: string): string {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', 'Ctrl-C', '--json'],
+    {
+      cwd: ROOT,
+      env: serverEnv(dir),
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
+  if (r.status !== 0) throw new Error(`bootstrap failed: ${r.stderr}`);
+  return JSON.parse(r.stdout).api_key.secret as string;
+}
+
+/** `words` words no two windows of which are alike, so no window cache spares the models any work. */
+function variedText(words: number, seed: number): string {
+  const vocabulary = ['report', 'garden', 'revenue', 'Paris', 'meeting', 'invoice', 'weather', 'budget', 'river'];
+  let x = seed;
+  const next = () => (x = (x * 1_103_515_245 + 12_345) % 2_147_483_648);
+  return Array.from({ length: words }, () => `${vocabulary[next() % vocabulary.length]}${next() % 100}`).join(' ');
+}
+
+describe('a second Ctrl-C while the model threads run long accurate scans', () => {
+  it(
+    'exits 1 once the running inference tasks have finished — not SIGABRT — and stops the embedded PostgreSQL',
+    { timeout: 240_000 },
+    async () => {
+      const dir = dataDir();
+      const key = bootstrapKey(dir);
+      const lines: string[] = [];
+      let port = 0;
+      let listening!: () => void;
+      const ready = new Promise<void>((r) => (listening = r));
+      const { child, exited } = startServer(
+        dir,
+        0,
+        [],
+        (line) => {
+          lines.push(line);
+          const m = /"port":(\d+).*content firewall listening/.exec(line);
+          if (m) {
+            port = Number(m[1]);
+            listening();
+          }
+        },
+        { npm: true, env: { WORKER_THREADS: '2', SCAN_DEADLINE_MS: '300000', SHUTDOWN_TIMEOUT_MS: '300000' } },
+      );
+      await ready;
+      // About 7 s of inference for two threads on the 2-core machine: still running at the second signal.
+      const scans = Array.from({ length: 4 }, (_, i) =>
+        fetch(`http://127.0.0.1:${port}/v1/scans`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            kind: 'content',
+            surface: 'user_message',
+            content: { type: 'text', text: variedText(5_000, i + 1) },
+            options: { tier: 'accurate' },
+          }),
+        }).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      );
+      const inFlight = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return Number(/^cf_pool_in_flight (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      while ((await inFlight()) === 0) await new Promise((r) => setTimeout(r, 50));
+      group(child, 'SIGINT');
+      while (!lines.some((l) => l.includes('shutting down'))) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, DUPLICATE_SIGNAL_MS + 500));
+      expect(child.exitCode).toBeNull();
+      group(child, 'SIGINT');
+      expect(await exited).toEqual({ code: 1, signal: null });
+      await Promise.all(scans);
+      expect(lines.filter((l) => l.includes('exiting now')).length).toBe(1);
+      // The case this is about: inference was running on the model threads when the exit was forced.
+      expect(lines.some((l) => /"running":[1-9].*inference tasks that were running have finished/.test(l))).toBe(true);
+      expect(lines.filter((l) => l.includes('terminate called'))).toEqual([]);
       expect(existsSync(pidFile(dir))).toBe(false);
       expect(postmastersOf(dir)).toEqual([]);
     },

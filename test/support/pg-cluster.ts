@@ -2,7 +2,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPool } from '../../store/db.ts';
-import { EmbeddedPostgres, isPortFree, type EmbeddedHandle } from '../../store/embedded.ts';
+import { EmbeddedPostgres, type EmbeddedHandle } from '../../store/embedded.ts';
+import { isPortFree } from '../../store/local-port.ts';
 import { migrate } from '../../store/migrate.ts';
 
 /**

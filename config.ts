@@ -57,6 +57,9 @@ const schema = z.object({
   // Milliseconds of inference a piece of a model request aims at: long requests are cut into such slices,
   // so other organizations' requests get a thread between them (0 = never cut).
   POOL_SLICE_MS: int(0, 60_000).default(5),
+  // Model threads one organization may not take while another has used the pool within the last second
+  // (kept free for the others' requests; never all of them; 0 = none).
+  POOL_RESERVED_THREADS: int(0, 63).default(1),
   // Window embeddings each model thread keeps, shared by its sentence-encoder heads (0 = no cache).
   SEMANTIC_WINDOW_CACHE: int(0, 65_536).default(256),
   // Weights of the sentence encoder the model threads build (docs/decisions/0009-encoder-int8.md): fp32 as

@@ -4,6 +4,8 @@
  * arriving with one small request goes before every tenant already served since it was last, so it
  * waits for the tasks already running, whatever the others' backlogs.
  */
+const always = () => true;
+
 // Tenants whose last turn is remembered: far more than are ever active at once.
 const MAX_REMEMBERED = 10_000;
 
@@ -31,11 +33,15 @@ export class TenantQueues<T> {
     this.total++;
   }
 
-  /** The oldest piece of the tenant served least recently; that tenant's turn is then the newest. */
-  take(): T | undefined {
+  /**
+   * The oldest piece of the tenant served least recently (among those `eligible` says may be served now);
+   * that tenant's turn is then the newest.
+   */
+  take(eligible: (tenant: string) => boolean = always): T | undefined {
     let next: string | undefined;
     let last = Infinity;
     for (const tenant of this.queues.keys()) {
+      if (!eligible(tenant)) continue;
       const t = this.served.get(tenant) ?? -1;
       if (t < last) [next, last] = [tenant, t];
     }
@@ -52,11 +58,13 @@ export class TenantQueues<T> {
   }
 
   /**
-   * Offers waiting pieces in turn order (each tenant's oldest first, at most `perTenant` of each), and
-   * removes those `accept` takes: how a task fills up with other tenants' small requests.
+   * Offers waiting pieces (each tenant's oldest first, at most `perTenant` of each, of the tenants
+   * `eligible` says may be served), and removes those `accept` takes: how a task fills up with other
+   * tenants' small requests.
    */
-  fill(perTenant: number, accept: (item: T) => boolean): void {
+  fill(perTenant: number, accept: (item: T) => boolean, eligible: (tenant: string) => boolean = always): void {
     for (const [tenant, q] of this.queues) {
+      if (!eligible(tenant)) continue;
       for (let i = 0, seen = 0; i < q.length && seen < perTenant; seen++) {
         if (accept(q[i]!)) {
           q.splice(i, 1);

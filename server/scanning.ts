@@ -36,6 +36,7 @@ type ScanningConfig = Pick<
     Pick<
       Config,
       | 'POOL_TENANT_QUEUE_MAX'
+      | 'POOL_RESERVED_THREADS'
       | 'WORKER_NICE'
       | 'SCAN_LONG_TEXT_CHARS'
       | 'SCAN_SLICE_MS'
@@ -73,6 +74,7 @@ export async function startScanning(
       maxTenantQueue: config.POOL_TENANT_QUEUE_MAX,
       maxBatchTexts: config.POOL_MAX_BATCH,
       sliceMs: config.POOL_SLICE_MS,
+      reservedThreads: config.POOL_RESERVED_THREADS,
       observer: {
         dispatched: (waitMs, texts) => {
           metrics.poolWait.observe(waitMs / 1000);

@@ -11,6 +11,9 @@
  * - Abandonable: a request whose deadline passes, whose signal aborts, or one of whose pieces fails has
  *   its waiting pieces dropped at once; only the slices already running finish. A request that could
  *   not finish before its deadline even with every thread to itself is refused up front.
+ * - Reserved (tenant-shares.ts): while other tenants are active, one tenant may run on at most threads − `reservedThreads`
+ *   threads: a slice cannot always be short (one window of the sentence encoder's 4,000-character texts
+ *   is ~40 ms), and a small request should not wait for one.
  * - Batched: the task headed by one tenant's oldest piece fills up, within the text and time budgets,
  *   with other waiting pieces in turn order, one part per (op, model): one thread hop for many scans.
  */
@@ -24,6 +27,7 @@ import {
 } from '../engine/model-client.ts';
 import type { Entity } from '../inference/token-classifier.ts';
 import { InferenceCosts } from './inference-costs.ts';
+import { TenantShares } from './tenant-shares.ts';
 import type { TaskRunner } from './pool.ts';
 import type { InferencePart, ModelReply } from './protocol.ts';
 import { TenantQueues } from '../lib/tenant-queues.ts';
@@ -44,6 +48,12 @@ export interface DispatcherOptions {
   maxBatchTexts: number;
   /** Milliseconds of inference a piece aims at (at least one text); 0 or absent: requests are not cut. */
   sliceMs?: number;
+  /**
+   * Threads one tenant may not take while another tenant is active (has used the pool within the last
+   * second): kept free for the others' requests, so they never wait for a thread behind a long slice.
+   * 0 or absent: none; never more than threads − 1.
+   */
+  reservedThreads?: number;
   observer?: DispatcherObserver;
 }
 
@@ -87,6 +97,7 @@ export class ModelDispatcher implements ModelClient {
   private readonly costs = new InferenceCosts();
   /** Estimated milliseconds of each tenant's waiting pieces. */
   private readonly backlog = new Map<string, number>();
+  private readonly shares: TenantShares;
   /** Requests with pieces still queued: in all, and per tenant. */
   private waiting = 0;
   private readonly waitingOf = new Map<string, number>();
@@ -101,7 +112,9 @@ export class ModelDispatcher implements ModelClient {
   constructor(
     private readonly runner: TaskRunner,
     private readonly opts: DispatcherOptions,
-  ) {}
+  ) {
+    this.shares = new TenantShares(runner.threads, opts.reservedThreads ?? 0);
+  }
 
   get threads(): number {
     return this.runner.threads;
@@ -177,7 +190,8 @@ export class ModelDispatcher implements ModelClient {
     if (this.closed) return Promise.reject(new ModelUnavailableError('pool_closed', 'the model pool is shutting down'));
     if (call.signal?.aborted) return Promise.reject(abortReason(call.signal));
     const tenant = call.tenant ?? NO_TENANT;
-    const pieces = this.slice(op, model, texts);
+    this.shares.seen(tenant);
+    const pieces = this.costs.cut(op, model, texts, this.opts.sliceMs ?? 0);
     const full = this.waiting >= this.opts.maxQueue || (this.waitingOf.get(tenant) ?? 0) >= this.maxTenantQueue;
     if (full || (call.signal && this.refused.has(call.signal))) {
       if (call.signal) this.refused.add(call.signal);
@@ -242,30 +256,6 @@ export class ModelDispatcher implements ModelClient {
     return this.opts.maxTenantQueue ?? this.opts.maxQueue;
   }
 
-  /** The texts as consecutive pieces of about `sliceMs` each (whole texts; one piece when short or unsliced). */
-  private slice(op: Op, model: string, texts: string[]): { texts: string[]; chars: number; cost: number }[] {
-    const price = (chars: number, n: number) => this.costs.estimate(op, model, chars, n);
-    const sliceMs = this.opts.sliceMs ?? 0;
-    let total = 0;
-    for (const t of texts) total += t.length;
-    if (sliceMs <= 0 || price(total, texts.length) <= sliceMs)
-      return [{ texts, chars: total, cost: price(total, texts.length) }];
-    const pieces: { texts: string[]; chars: number; cost: number }[] = [];
-    let current: string[] = [];
-    let chars = 0;
-    for (const t of texts) {
-      if (current.length > 0 && price(chars + t.length, current.length + 1) > sliceMs) {
-        pieces.push({ texts: current, chars, cost: price(chars, current.length) });
-        current = [];
-        chars = 0;
-      }
-      current.push(t);
-      chars += t.length;
-    }
-    pieces.push({ texts: current, chars, cost: price(chars, current.length) });
-    return pieces;
-  }
-
   /** Drops the request's waiting pieces and fails it (its running pieces finish, their answers unused). */
   private abandon(request: Request, err: Error): void {
     if (request.settled) return;
@@ -308,25 +298,35 @@ export class ModelDispatcher implements ModelClient {
    */
   private pump(): void {
     const sliceMs = this.opts.sliceMs ?? 0;
+    const eligible = this.shares.eligible();
     while (this.inFlight < this.runner.threads && this.queues.size > 0) {
-      const head = this.queues.take()!;
+      const head = this.queues.take(eligible);
+      // what waits belongs to tenants at their share while others are active: those threads stay free
+      if (!head) return;
       const batch = [head];
       let texts = head.texts.length;
       let cost = head.cost;
       const budget = Math.max(sliceMs, head.cost);
-      this.queues.fill(FILL_LOOKAHEAD, (p) => {
-        if (texts >= this.opts.maxBatchTexts) return false;
-        if (texts + p.texts.length > this.opts.maxBatchTexts || (sliceMs > 0 && cost + p.cost > budget)) return false;
-        batch.push(p);
-        texts += p.texts.length;
-        cost += p.cost;
-        return true;
-      });
+      this.queues.fill(
+        FILL_LOOKAHEAD,
+        (p) => {
+          if (texts >= this.opts.maxBatchTexts) return false;
+          if (texts + p.texts.length > this.opts.maxBatchTexts || (sliceMs > 0 && cost + p.cost > budget)) return false;
+          batch.push(p);
+          texts += p.texts.length;
+          cost += p.cost;
+          return true;
+        },
+        eligible,
+      );
       for (const p of batch) this.unqueue(p.request, 1, p.cost);
+      const tenants = new Set(batch.map((p) => p.request.tenant));
+      this.shares.started(tenants);
       this.opts.observer?.dispatched(performance.now() - head.enqueuedAt, texts, batch.length);
       this.inFlight++;
       void this.execute(batch).finally(() => {
         this.inFlight--;
+        this.shares.finished(tenants);
         this.pump();
       });
     }

@@ -6,6 +6,13 @@
  * thread to itself. Seeded by the warm-up's timed runs of each model at full-window shapes.
  */
 
+/** A slice of a request's texts, with their characters and estimated milliseconds. */
+export interface Piece {
+  texts: string[];
+  chars: number;
+  cost: number;
+}
+
 /** One timed part: what a worker thread measured around one model's run. */
 export interface PartTiming {
   op: string;
@@ -43,6 +50,32 @@ export class InferenceCosts {
   /** Estimated milliseconds to run `model` over texts adding up to `chars` characters. */
   estimate(op: string, model: string, chars: number, texts: number): number {
     return chars * (this.perChar.get(keyOf(op, model)) ?? DEFAULT_MS_PER_CHAR) + texts * MS_PER_TEXT;
+  }
+
+  /**
+   * The texts as consecutive pieces of about `sliceMs` of inference each (whole texts; one piece when
+   * short, or when `sliceMs` is 0), each with its characters and estimated cost.
+   */
+  cut(op: string, model: string, texts: string[], sliceMs: number): Piece[] {
+    const price = (chars: number, n: number) => this.estimate(op, model, chars, n);
+    let total = 0;
+    for (const t of texts) total += t.length;
+    if (sliceMs <= 0 || price(total, texts.length) <= sliceMs)
+      return [{ texts, chars: total, cost: price(total, texts.length) }];
+    const pieces: Piece[] = [];
+    let current: string[] = [];
+    let chars = 0;
+    for (const t of texts) {
+      if (current.length > 0 && price(chars + t.length, current.length + 1) > sliceMs) {
+        pieces.push({ texts: current, chars, cost: price(chars, current.length) });
+        current = [];
+        chars = 0;
+      }
+      current.push(t);
+      chars += t.length;
+    }
+    pieces.push({ texts: current, chars, cost: price(chars, current.length) });
+    return pieces;
   }
 
   /** The learned costs, for metrics and logs: ms per 1,000 characters by `op:model`. */

@@ -105,7 +105,7 @@ async function analyze(
   // rather than embedding the whole text again.
   const long =
     query.long && query.detections.includes('prompt_injection')
-      ? await longInjection(s.engine, text, surface, Date.now() + s.config.SCAN_DEADLINE_MS)
+      ? await longInjection(s.engine, text, surface, Date.now() + s.config.SCAN_DEADLINE_MS, principal.org_id)
       : null;
   await createScan(s.scans, principal.org_id, input, {
     apiKeyId: principal.actor_id,

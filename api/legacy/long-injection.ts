@@ -53,6 +53,8 @@ export async function longInjection(
   text: string,
   surface: Surface,
   deadlineAt: number,
+  /** The organization: its chunks share the model pool with other organizations in turn. */
+  tenant: string,
 ): Promise<LongInjection> {
   const chunks = chunkRanges(text, LONG_CHUNK_CHARS, CHUNK_OVERLAP);
   const defaults = engine.registry.get('prompt_injection')!.thresholds;
@@ -62,7 +64,7 @@ export async function longInjection(
       chunks.map(async (c) => {
         const outcome = await engine.scan(
           { surface, text: text.slice(c.start, c.end), tier: 'accurate', detectors: ['prompt_injection'] },
-          { deadlineAt },
+          { deadlineAt, tenant },
         );
         return outcome.runs[0]!.result;
       }),

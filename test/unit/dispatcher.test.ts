@@ -142,6 +142,27 @@ describe('ModelDispatcher', () => {
     expect(await backlog).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('keeps reservedThreads free of one tenant while another is active, and gives them back when it is not', async () => {
+    const runner = new ScriptedRunner(2);
+    const d = await priced(runner, 2, { reservedThreads: 1 });
+    // alone, a tenant takes every thread
+    void d.classify('m', ['a1', 'a2', 'a3', 'a4'], later('a'));
+    expect(runner.tasks.map((t) => texts(t.task))).toEqual([['a1'], ['a2']]);
+    // another tenant appears: it gets the next free thread; while it is active, a keeps to one
+    const small = d.classify('m', ['b'], later('b'));
+    runner.tasks[0]!.finish(reply({ ok: true, scores: [1] }));
+    await tick();
+    expect(texts(runner.tasks[2]!.task)).toEqual(['b']);
+    runner.tasks[2]!.finish(reply({ ok: true, scores: [9] }));
+    expect(await small).toEqual([9]);
+    await tick();
+    // b is done but was active within the second: a's next slice waits for a's running one, not the free thread
+    expect(runner.tasks).toHaveLength(3);
+    runner.tasks[1]!.finish(reply({ ok: true, scores: [2] }));
+    await tick();
+    expect(runner.tasks.map((t) => texts(t.task))).toEqual([['a1'], ['a2'], ['b'], ['a3']]);
+  });
+
   it('one tenant may not fill the queue: past maxTenantQueue it alone is refused', async () => {
     const runner = new ScriptedRunner(1);
     const d = await priced(runner, 2, { maxQueue: 10, maxTenantQueue: 1 });

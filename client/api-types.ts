@@ -1248,10 +1248,12 @@ export interface components {
        *     - `evidence.checksum_mismatch` (400): Evidence checksum mismatch
        *     - `evidence.already_uploaded` (409): Evidence already uploaded
        *     - `evidence.not_uploaded` (409): Evidence not uploaded yet
+       *     - `evidence.identifier_contains_pii` (400): Identifier carries personal data
        *     - `redteam.run_not_found` (404): Red-team run not found
        *     - `redteam.run_already_finalized` (409): Run already finalized
        *     - `redteam.written_authorization_required` (400): Written authorization required
        *     - `redteam.unknown_event` (400): Unknown labeled event
+       *     - `redteam.identifier_contains_pii` (400): Identifier carries personal data
        *     - `rate_limit.exceeded` (429): Rate limit exceeded
        *     - `rate_limit.characters_exceeded` (429): Scanned-character limit exceeded
        *     - `idempotency.key_invalid` (400): Invalid Idempotency-Key
@@ -8632,7 +8634,7 @@ export interface operations {
           'application/json': components['schemas']['EvidenceUploadCreated'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `evidence.identifier_contains_pii`, `idempotency.key_invalid`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -8644,6 +8646,7 @@ export interface operations {
             code?:
               | 'api_version.invalid'
               | 'api_version.unsupported'
+              | 'evidence.identifier_contains_pii'
               | 'idempotency.key_invalid'
               | 'request.duplicate_key'
               | 'request.forbidden_key'
@@ -9261,7 +9264,7 @@ export interface operations {
           };
         };
       };
-      /** @description `auth.issuer_unreachable`, `service.database_unavailable` */
+      /** @description `auth.issuer_unreachable`, `service.database_unavailable`, `service.overloaded` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9271,7 +9274,20 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'auth.issuer_unreachable' | 'service.database_unavailable';
+            code?: 'auth.issuer_unreachable' | 'service.database_unavailable' | 'service.overloaded';
+          };
+        };
+      };
+      /** @description `redaction_policy.redactor_deadline_exceeded` */
+      504: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'redaction_policy.redactor_deadline_exceeded';
           };
         };
       };
@@ -9466,7 +9482,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamFindingsAdded'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.unknown_event`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.identifier_contains_pii`, `redteam.unknown_event`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9479,6 +9495,7 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'redteam.identifier_contains_pii'
               | 'redteam.unknown_event'
               | 'request.duplicate_key'
               | 'request.forbidden_key'
@@ -9595,7 +9612,7 @@ export interface operations {
           };
         };
       };
-      /** @description `auth.issuer_unreachable`, `service.database_unavailable` */
+      /** @description `auth.issuer_unreachable`, `service.database_unavailable`, `service.overloaded` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9605,7 +9622,20 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'auth.issuer_unreachable' | 'service.database_unavailable';
+            code?: 'auth.issuer_unreachable' | 'service.database_unavailable' | 'service.overloaded';
+          };
+        };
+      };
+      /** @description `redaction_policy.redactor_deadline_exceeded` */
+      504: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'redaction_policy.redactor_deadline_exceeded';
           };
         };
       };
@@ -9916,7 +9946,7 @@ export interface operations {
           'application/json': components['schemas']['RedteamRun'];
         };
       };
-      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.written_authorization_required`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
+      /** @description `api_version.invalid`, `api_version.unsupported`, `idempotency.key_invalid`, `redteam.identifier_contains_pii`, `redteam.written_authorization_required`, `request.duplicate_key`, `request.forbidden_key`, `request.invalid_json`, `request.malformed`, `request.number_out_of_range`, `request.validation_failed` */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -9929,6 +9959,7 @@ export interface operations {
               | 'api_version.invalid'
               | 'api_version.unsupported'
               | 'idempotency.key_invalid'
+              | 'redteam.identifier_contains_pii'
               | 'redteam.written_authorization_required'
               | 'request.duplicate_key'
               | 'request.forbidden_key'
@@ -10032,7 +10063,7 @@ export interface operations {
           };
         };
       };
-      /** @description `auth.issuer_unreachable`, `service.database_unavailable` */
+      /** @description `auth.issuer_unreachable`, `service.database_unavailable`, `service.overloaded` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -10042,7 +10073,20 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
-            code?: 'auth.issuer_unreachable' | 'service.database_unavailable';
+            code?: 'auth.issuer_unreachable' | 'service.database_unavailable' | 'service.overloaded';
+          };
+        };
+      };
+      /** @description `redaction_policy.redactor_deadline_exceeded` */
+      504: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'redaction_policy.redactor_deadline_exceeded';
           };
         };
       };

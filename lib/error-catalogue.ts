@@ -121,6 +121,11 @@ export const entries = {
   evidenceChecksumMismatch: { status: 400, code: 'evidence.checksum_mismatch', title: 'Evidence checksum mismatch' },
   evidenceAlreadyUploaded: { status: 409, code: 'evidence.already_uploaded', title: 'Evidence already uploaded' },
   evidenceNotUploaded: { status: 409, code: 'evidence.not_uploaded', title: 'Evidence not uploaded yet' },
+  evidenceIdentifierPii: {
+    status: 400,
+    code: 'evidence.identifier_contains_pii',
+    title: 'Identifier carries personal data',
+  },
   // red-team runs (issue 20)
   redteamRunNotFound: { status: 404, code: 'redteam.run_not_found', title: 'Red-team run not found' },
   redteamRunAlreadyFinalized: { status: 409, code: 'redteam.run_already_finalized', title: 'Run already finalized' },
@@ -130,6 +135,11 @@ export const entries = {
     title: 'Written authorization required',
   },
   redteamUnknownEvent: { status: 400, code: 'redteam.unknown_event', title: 'Unknown labeled event' },
+  redteamIdentifierPii: {
+    status: 400,
+    code: 'redteam.identifier_contains_pii',
+    title: 'Identifier carries personal data',
+  },
   // rate limiting
   rateLimited: { status: 429, code: 'rate_limit.exceeded', title: 'Rate limit exceeded' },
   scanCharactersExceeded: {

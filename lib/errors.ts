@@ -57,6 +57,9 @@ const pathsOf = (errors: ValidationIssue[]) =>
     .join(', ')
     .slice(0, 900);
 
+/** The detail of the three `*.identifier_contains_pii` refusals, before the paths. */
+const VERBATIM_PII = 'Identifiers are stored verbatim and may not carry personal data the redaction policy hides';
+
 /** One factory per error. */
 export const Errors = {
   routeNotFound: (method: string, path: string) => make('routeNotFound', `No route matches ${method} ${path}.`),
@@ -181,11 +184,7 @@ export const Errors = {
   labeledEventUnknownRun: (errors: ValidationIssue[]) =>
     make('labeledEventUnknownRun', `No red-team run of this organization: ${pathsOf(errors)}.`, { errors }),
   labeledEventIdentifierPii: (errors: ValidationIssue[]) =>
-    make(
-      'labeledEventIdentifierPii',
-      `Identifiers are stored verbatim and may not carry personal data the redaction policy hides: ${pathsOf(errors)}.`,
-      { errors },
-    ),
+    make('labeledEventIdentifierPii', `${VERBATIM_PII}: ${pathsOf(errors)}.`, { errors }),
   // legacy analysis sessions (issue 22)
   legacyAnalysisNotFound: (id: number) =>
     make('legacyAnalysisNotFound', `No analysis session ${id} in this organization.`),
@@ -206,6 +205,8 @@ export const Errors = {
   evidenceChecksumMismatch: () => make('evidenceChecksumMismatch', 'The SHA-256 of the bytes is not the declared one.'),
   evidenceAlreadyUploaded: () => make('evidenceAlreadyUploaded', 'This storage key already holds verified evidence.'),
   evidenceNotUploaded: () => make('evidenceNotUploaded', 'Nothing was uploaded to this storage key yet.'),
+  evidenceIdentifierPii: (errors: ValidationIssue[]) =>
+    make('evidenceIdentifierPii', `${VERBATIM_PII}: ${pathsOf(errors)}.`, { errors }),
   // red-team runs (issue 20)
   redteamRunNotFound: (id: string) => make('redteamRunNotFound', `No red-team run ${id} in this organization.`),
   redteamRunAlreadyFinalized: (id: string) =>
@@ -217,6 +218,9 @@ export const Errors = {
   /** `errors`: each `findings.<i>.representative_event_id` naming no labeled event of the organization. */
   redteamUnknownEvent: (errors: ValidationIssue[]) =>
     make('redteamUnknownEvent', `No labeled event of this organization: ${pathsOf(errors)}.`, { errors }),
+  /** `errors`: each verbatim field holding what the redaction policy hides (services/redteam/redaction.ts). */
+  redteamIdentifierPii: (errors: ValidationIssue[]) =>
+    make('redteamIdentifierPii', `${VERBATIM_PII}: ${pathsOf(errors)}.`, { errors }),
   insufficientScope: (scope: string) =>
     make('insufficientScope', `This operation requires the scope '${scope}'.`, { required_scope: scope }),
   rateLimited: (retryAfter: number) =>

@@ -6,7 +6,7 @@
  * caller sent reaches a table or a log; then inserts the whole batch in one statement. A red-team run's
  * training consent overrides the event's own.
  */
-import { Errors, type ValidationIssue } from '../lib/errors.ts';
+import { Errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Clock } from '../lib/clock.ts';
 import { fetchPage, type Page } from '../lib/keyset-page.ts';
@@ -22,7 +22,14 @@ import type {
   LabeledEventSeverity,
   LabeledEventSource,
 } from '../store/labeled-events.ts';
-import { redactEvents, redactTexts, type Redact, type RedactionDeps } from './redaction/redactor.ts';
+import {
+  frameworkRefIdentifiers,
+  redactEvents,
+  redactTexts,
+  type Identifier,
+  type Redact,
+  type RedactionDeps,
+} from './redaction/redactor.ts';
 
 export interface LabeledEventDeps {
   db: Db;
@@ -126,14 +133,11 @@ const SOURCE_DATA_NAMES = ['attack_class', 'attack_subclass', 'corpus_entry_id']
  * evidence kinds). `run_id` and `storage_key` are verbatim too, but each must name a run or upload of
  * this organization, whose ids the service minted.
  */
-function identifiersOf(e: LabeledEventInput, i: number): [path: string, value: string][] {
+function identifiersOf(e: LabeledEventInput, i: number): Identifier[] {
   const at = `events.${i}`;
   const data = e.source_data ?? {};
   return [
-    ...e.framework_refs.flatMap((r, j): [string, string][] => [
-      [`${at}.framework_refs.${j}.framework`, r.framework],
-      [`${at}.framework_refs.${j}.id`, r.id],
-    ]),
+    ...frameworkRefIdentifiers(e.framework_refs, `${at}.framework_refs`),
     ...SOURCE_DATA_NAMES.flatMap((k): [string, string][] => {
       const v = data[k];
       return v === undefined ? [] : [[`${at}.source_data.${k}`, v]];
@@ -145,24 +149,11 @@ function identifiersOf(e: LabeledEventInput, i: number): [path: string, value: s
 }
 
 /**
- * Refuses a batch whose verbatim strings hold a structured identifier the redaction policy hides:
- * rewriting a name would break what groups and joins by it, and keeping it would store the raw value.
+ * Refuses a batch whose verbatim strings hold a structured identifier the redaction policy hides.
  * @throws ProblemError 400 `labeled_events.identifier_contains_pii` naming every offending path.
  */
 function checkIdentifiers(redact: Redact, events: readonly LabeledEventInput[]): void {
-  const issues = events.flatMap((e, i) =>
-    identifiersOf(e, i).flatMap(([path, value]): ValidationIssue[] => {
-      const labels = redact.hiddenLabels(value);
-      return labels.length === 0
-        ? []
-        : [
-            {
-              path,
-              message: `holds ${labels.join(', ')}, which the redaction policy hides; this field is stored verbatim`,
-            },
-          ];
-    }),
-  );
+  const issues = redact.identifierIssues(events.flatMap(identifiersOf));
   if (issues.length > 0) throw Errors.labeledEventIdentifierPii(issues);
 }
 

@@ -14,6 +14,8 @@ import { Errors } from '../../lib/errors.ts';
 import { isId } from '../../lib/ids.ts';
 import type { Db } from '../../store/db.ts';
 import { getUpload, insertUpload, markVerified, type EvidenceUploadRow } from '../../store/evidence.ts';
+import { getRedactionPolicy } from '../redaction/policy.ts';
+import { identifierIssues } from '../redaction/redactor.ts';
 import { LocalEvidenceStorage, type SignedQuery } from './local-storage.ts';
 import { S3EvidenceStorage } from './s3-storage.ts';
 import type { EvidenceStorage, PresignedUpload, UploadTarget, VerifyOutcome } from './storage.ts';
@@ -73,12 +75,19 @@ function targetOf(u: EvidenceUploadRow): UploadTarget {
   return { orgId: u.org_id, key: u.storage_key, sha256: u.sha256, sizeBytes: u.size_bytes, expiresAt: u.expires_at };
 }
 
-/** Declares an upload and presigns its URL, valid `ttlSeconds`. */
+/**
+ * Declares an upload and presigns its URL, valid `ttlSeconds`. `kind` is a name stored verbatim (a
+ * labeled event's `evidence_blob_keys[].kind` names it too), so one holding an identifier the
+ * organization's redaction policy hides is refused.
+ * @throws ProblemError 400 `evidence.identifier_contains_pii`.
+ */
 export async function createEvidenceUpload(
   deps: EvidenceDeps,
   orgId: string,
   input: CreateEvidenceUploadInput,
 ): Promise<CreatedEvidenceUpload> {
+  const issues = identifierIssues(await getRedactionPolicy(deps, orgId), [['kind', input.kind]]);
+  if (issues.length > 0) throw Errors.evidenceIdentifierPii(issues);
   const now = deps.clock.now();
   const upload = await insertUpload(deps.db, {
     storage_key: newStorageKey(),

@@ -7,9 +7,9 @@
  * structured identifiers never. An overloaded pool is 503 and a passed deadline 504: nothing is returned
  * to store.
  *
- * Strings a caller needs back verbatim (names that group and join events) are not rewritten:
- * `Redact.hiddenLabels` says which structured identifiers the policy would hide in one, so the caller
- * can refuse it instead.
+ * Strings a caller needs back verbatim (names that group and join rows) are not rewritten:
+ * `identifierIssues` names those holding a structured identifier the policy would hide, so the caller
+ * can refuse them instead.
  */
 import type { ScanEngine } from '../../engine/pipeline.ts';
 import type { FindingItem } from '../../engine/detector.ts';
@@ -32,11 +32,18 @@ export interface RedactedFields {
   comparator: unknown | null;
 }
 
-export interface RedactionOutcome<R = RedactedFields> {
-  events: R[];
+/** Which policy version redacted a request's texts. */
+export interface RedactionProvenance {
   redaction_version: string;
   redaction_policy_id: string | null;
 }
+
+export interface RedactionOutcome<R = RedactedFields> extends RedactionProvenance {
+  events: R[];
+}
+
+/** A string a caller needs back verbatim: its path in the request body, and the string. */
+export type Identifier = readonly [path: string, value: string];
 
 /** What one batch's texts are redacted with: the policy in force when the batch began, each distinct text detected once. */
 export interface Redact {
@@ -46,12 +53,8 @@ export interface Redact {
   optional(text: string | null | undefined): Promise<string | null>;
   /** A JSON value with every string redacted, object keys included; other values kept. */
   value(value: unknown): Promise<unknown>;
-  /**
-   * The labels of the structured identifiers (the regex recognizers: e-mail, phone, card, SSN, …) in
-   * `text` that the policy would not pass through, each once. No model: names are not
-   * looked for (the NER model takes identifiers such as `jailbreak` or `corpus-1` for a PERSON).
-   */
-  hiddenLabels(text: string): string[];
+  /** `identifierIssues` under this batch's policy. */
+  identifierIssues(identifiers: readonly Identifier[]): ValidationIssue[];
 }
 
 /**
@@ -126,17 +129,66 @@ export async function redactEvents(
     throw Errors.validationFailed([{ path: 'events', message: `must hold 1 to ${MAX_REDACT_EVENTS} events` }]);
   const issues = events.flatMap((e, i) => comparatorIssues(e.comparator, `events.${i}.comparator`));
   if (issues.length > 0) throw Errors.validationFailed(issues);
+  const { value, ...provenance } = await withRedactor(deps, orgId, (redact) => {
+    how.check?.(redact, events);
+    return Promise.all(events.map((e, i) => how.redact(redact, e, i)));
+  });
+  return { events: value, ...provenance };
+}
+
+/**
+ * Runs `use` with a redactor under the organization's policy in force now (each distinct text detected
+ * once, all within one SCAN_DEADLINE_MS); what it answers comes back with the policy that redacted it.
+ * @throws ProblemError 503 `service.overloaded`, 504 `redaction_policy.redactor_deadline_exceeded`, and
+ * what `use` throws.
+ */
+export async function withRedactor<T>(
+  deps: RedactionDeps,
+  orgId: string,
+  use: (redact: Redact) => Promise<T>,
+): Promise<RedactionProvenance & { value: T }> {
   const policy = await getRedactionPolicy(deps, orgId);
   const redactor = new TextRedactor(deps, policy, organizationHashKey(deps.hashKey, orgId));
-  how.check?.(redactor, events);
   try {
-    const redacted = await Promise.all(events.map((e, i) => how.redact(redactor, e, i)));
-    return { events: redacted, redaction_version: policy.redaction_version, redaction_policy_id: policy.id };
+    const value = await use(redactor);
+    return { value, redaction_version: policy.redaction_version, redaction_policy_id: policy.id };
   } catch (err) {
     if (err instanceof ModelOverloadedError) throw Errors.overloaded(err.retryAfterSeconds);
     if (err instanceof ModelDeadlineError) throw Errors.redactionDeadlineExceeded(deps.deadlineMs);
     throw err;
   }
+}
+
+/**
+ * The labels of the structured identifiers (the regex recognizers: e-mail, phone, card, SSN, …) in
+ * `text` that `rules` would not pass through, each once. No model: names are not looked for (the NER
+ * model takes identifiers such as `jailbreak` or `corpus-1` for a PERSON).
+ */
+function hiddenLabels(rules: ObfuscationRules, text: string): string[] {
+  const items = findPiiRegex({ text: normalize(text), surface: 'document', tier: 'fast' });
+  return [...new Set(items.map((i) => i.label))].filter((l) => obfuscationOf(rules, l) !== 'pass_through');
+}
+
+/** Framework references (`{framework, id}` at `at`.<j>) are names a caller filters and joins by: verbatim. */
+export function frameworkRefIdentifiers(refs: readonly { framework: string; id: string }[], at: string): Identifier[] {
+  return refs.flatMap((r, j): Identifier[] => [
+    [`${at}.${j}.framework`, r.framework],
+    [`${at}.${j}.id`, r.id],
+  ]);
+}
+
+/**
+ * One issue per verbatim string holding a structured identifier `rules` hide, naming its path and the
+ * labels, never the value: rewriting such a string would break what groups or joins by it, and
+ * keeping it would store the raw value, so the caller refuses it.
+ */
+export function identifierIssues(rules: ObfuscationRules, identifiers: readonly Identifier[]): ValidationIssue[] {
+  return identifiers.flatMap(([path, value]): ValidationIssue[] => {
+    const labels = hiddenLabels(rules, value);
+    if (labels.length === 0) return [];
+    const message = `holds ${labels.join(', ')}, which the redaction policy hides; this field is stored verbatim`;
+    return [{ path, message }];
+  });
 }
 
 /** Runs the PII detector once per distinct text of a batch and obfuscates what it found. */
@@ -162,9 +214,8 @@ class TextRedactor implements Redact {
     return redactValue(this, value);
   }
 
-  hiddenLabels(text: string): string[] {
-    const items = findPiiRegex({ text: normalize(text), surface: 'document', tier: 'fast' });
-    return [...new Set(items.map((i) => i.label))].filter((l) => obfuscationOf(this.rules, l) !== 'pass_through');
+  identifierIssues(identifiers: readonly Identifier[]): ValidationIssue[] {
+    return identifierIssues(this.rules, identifiers);
   }
 
   text(text: string): Promise<string> {

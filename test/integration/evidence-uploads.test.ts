@@ -113,6 +113,34 @@ describe('create', () => {
     expect(r.body.errors.map((e: { path: string }) => e.path)).toContain(field);
   });
 
+  it('refuses a kind holding an identifier the redaction policy hides (it is stored verbatim), storing nothing', async () => {
+    const count = async () =>
+      (await app.db.query('SELECT count(*)::int AS n FROM evidence_uploads WHERE org_id = $1', [org.orgId])).rows[0].n;
+    const before = await count();
+    for (const kind of ['shot of ops@corp.example.com', 'card 4111 1111 1111 1111', 'ssn 301-45-6789']) {
+      const r = await createUpload(app, org.admin, evidence(10, kind).body);
+      expectProblem(r, 400, 'evidence.identifier_contains_pii');
+      expect(r.body.errors).toEqual([{ path: 'kind', message: expect.stringMatching(/redaction policy hides/) }]);
+      expect(r.text).not.toContain(kind);
+    }
+    expect(await count()).toBe(before);
+    // a label the organization's policy passes through is not hidden: such a kind is stored as sent
+    const open = await buildOrg(app);
+    const policy = await call(app, 'PUT', '/v1/org/redaction-policy', {
+      key: open.admin,
+      json: {
+        field_rules: { EMAIL_ADDRESS: 'pass_through' },
+        default_obfuscation: 'redact',
+        override_allowed_for_reviewers: false,
+        redaction_version: 'redactor-v1.0.0',
+      },
+    });
+    expect(policy.status, policy.text).toBe(200);
+    const passed = await createUpload(app, open.admin, evidence(10, 'shot of ops@corp.example.com').body);
+    expect(passed.status, passed.text).toBe(201);
+    expect((await row(passed.body.storage_key)).kind).toBe('shot of ops@corp.example.com');
+  });
+
   it('needs labeled_events:write: another scope gets 403 auth.insufficient_scope, no bearer 401', async () => {
     const { secret } = await buildApiKey(app, org.orgId, { scopes: ['labeled_events:read', 'redteam:write'] });
     expectProblem(await createUpload(app, secret, evidence().body), 403, 'auth.insufficient_scope');

@@ -27,7 +27,7 @@ describe('POST /v1/redteam-runs', () => {
       model_versions: b.model_versions,
       corpus_hashes: b.corpus_hashes,
       redteam_version: b.redteam_version,
-      operator_id: 'operator@example.com',
+      operator_id: b.operator_id,
       created_at: expect.stringMatching(/Z$/),
     });
     const audit = await auditOf(r.body.run_id);

@@ -35,7 +35,7 @@ export const runBody = (over: Record<string, unknown> = {}) => ({
   model_versions: { 'pi-fast': '1.2.0' },
   corpus_hashes: { builtin: 'b'.repeat(64) },
   redteam_version: 'redteam-cli 0.1.0',
-  operator_id: 'operator@example.com',
+  operator_id: 'operator-7',
   ...over,
 });
 

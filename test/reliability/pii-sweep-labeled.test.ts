@@ -8,18 +8,11 @@
  * positive control: both sweeps must find it.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOrg, call, type TestOrg } from '../support/harness.ts';
-import {
-  canSweepWal,
-  randomPii,
-  rawValues,
-  sweepTables,
-  sweepWal,
-  holdWal,
-  type RawPii,
-} from '../support/raw-sweep.ts';
+import { randomPii, rawValues, type RawPii } from '../support/raw-sweep.ts';
 import { REDTEAM_RUN_BODY, startReliabilityApp, type ReliabilityApp } from './fixture.ts';
+import { buildHashingOrg, holdWalForTest, sweepFigures, sweepStoredWrites } from './pii-sweep.ts';
 import { budgetMs, cases } from './profile.ts';
 
 const EVENTS = cases(40, 1_000);
@@ -52,17 +45,7 @@ async function verifiedUpload(org: TestOrg): Promise<string> {
 beforeAll(async () => {
   r = await startReliabilityApp({ deliveries: false });
   plain = await buildOrg(r.app, 'Sweep plain');
-  hashing = await buildOrg(r.app, 'Sweep hashing');
-  const policy = await call(r.app, 'PUT', '/v1/org/redaction-policy', {
-    key: hashing.admin,
-    json: {
-      field_rules: { EMAIL_ADDRESS: 'hash', US_SSN: 'hash' },
-      default_obfuscation: 'redact',
-      override_allowed_for_reviewers: false,
-      redaction_version: 'redactor-v1.0.0',
-    },
-  });
-  expect(policy.status).toBe(200);
+  hashing = await buildHashingOrg(r.app, 'Sweep hashing');
   runs = new Map();
   uploads = new Map();
   for (const o of [plain, hashing]) {
@@ -147,8 +130,7 @@ describe('labeled events: a PII sweep over every writable field', () => {
   it(
     'stores no raw value in any table or in the WAL; identifiers carrying PII are refused',
     async () => {
-      const wal = (await canSweepWal(r.app.db)) ? await holdWal(r.app.db) : null;
-      onTestFinished(() => wal?.release());
+      const wal = await holdWalForTest(r.app.db);
       const raw: string[] = [];
       let stored = 0;
       for (let start = 0; start < EVENTS; start += BATCH) {
@@ -178,32 +160,12 @@ describe('labeled events: a PII sweep over every writable field', () => {
         }
       }
 
-      // the positive control: a captured scan keeps its content, so both sweeps must find it
-      const control = randomPii().ssn;
-      const scan = await call(r.app, 'POST', '/v1/scans', {
-        key: plain.admin,
-        json: {
-          kind: 'content',
-          surface: 'user_message',
-          content: { type: 'text', text: `My SSN is ${control}` },
-          options: { capture: true, tier: 'fast' },
-        },
-      });
-      expect(scan.status).toBe(201);
-
-      const tables = await sweepTables(r.app.db, [...raw, control]);
-      expect(tables.found).toEqual(['scans.content', 'scans.findings']);
-      expect((await sweepTables(r.app.db, raw)).found).toEqual([]);
-      const walSweep = wal === null ? null : await sweepWal(r.app.db, wal.since, [...raw, control]);
-      if (walSweep) expect(walSweep.found).toEqual([control]);
+      const sweep = await sweepStoredWrites(r.app, plain, raw, wal);
       const { rows } = await r.app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM labeled_events');
       expect(rows[0]!.n).toBe(stored);
       console.log(
         `pii-sweep-labeled: ${stored} events stored, ${refused} identifier appends refused, ${raw.length} raw values; ` +
-          `tables: ${tables.tables} tables, ${tables.columns} text columns, ${tables.rows} rows, found ${tables.found.length - 2}; ` +
-          (walSweep
-            ? `WAL: ${walSweep.bytes} bytes, found ${walSweep.found.length - 1}`
-            : 'WAL: not readable by this role'),
+          sweepFigures(sweep),
       );
     },
     budgetMs(60_000, 600_000),

@@ -43,6 +43,7 @@ export function evidenceUploadRoutes(routes: Routes, deps: EvidenceDeps, uploadL
     access: 'labeled_events:write',
     body: createEvidenceUploadBody,
     responds: { status: 201, body: EvidenceUploadCreated },
+    errors: [entries.evidenceIdentifierPii],
     handler: async ({ res, principal, body }) => {
       const { upload, presigned } = await createEvidenceUpload(deps, principal.org_id, body);
       res.status(201).json(presentCreatedUpload(upload, presigned));

@@ -21,6 +21,8 @@ import {
 } from './schema.ts';
 
 const RUNS = 'redteam_runs';
+/** What a write that runs the redactor may answer besides its own errors. */
+const REDACTION_ERRORS = [entries.overloaded, entries.redactionDeadlineExceeded];
 const FINDINGS = 'redteam_findings';
 
 /**
@@ -28,9 +30,10 @@ const FINDINGS = 'redteam_findings';
  * `GET /v1/redteam-runs`, get `GET /v1/redteam-runs/{run_id}`, finalize
  * `POST /v1/redteam-runs/{run_id}:finalize` (200), add findings `POST /v1/redteam-runs/{run_id}/findings`
  * (201), list findings `GET /v1/redteam-runs/{run_id}/findings`; scopes `redteam:read` / `redteam:write`.
+ * The writes redact free text and refuse identifiers holding PII (services/redteam/runs.ts).
  */
 export function redteamRunRoutes(routes: Routes, s: AppServices): void {
-  const deps: RedteamDeps = { db: s.db, clock: s.clock };
+  const deps: RedteamDeps = { db: s.db, clock: s.clock, redaction: s.redaction };
   const actor = (req: Request) => ({ id: req.principal!.actor_id, requestId: req.id });
 
   // Before `/:run_id`, whose parameter would also match `rtr_…:finalize`.
@@ -39,7 +42,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
     params: runIdParams,
     body: finalizeRunBody,
     responds: { status: 200, body: RedteamRun, description: 'The finished run.' },
-    errors: [entries.redteamRunNotFound, entries.redteamRunAlreadyFinalized],
+    errors: [entries.redteamRunNotFound, entries.redteamRunAlreadyFinalized, ...REDACTION_ERRORS],
     handler: async ({ req, res, principal, params, body }) => {
       res.json(presentRun(await finalizeRun(deps, principal.org_id, params.run_id, body, actor(req))));
     },
@@ -50,7 +53,13 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
     params: runIdParams,
     body: addFindingsBody,
     responds: { status: 201, body: RedteamFindingsAdded, description: 'The findings were stored, all of them.' },
-    errors: [entries.redteamRunNotFound, entries.redteamRunAlreadyFinalized, entries.redteamUnknownEvent],
+    errors: [
+      entries.redteamRunNotFound,
+      entries.redteamRunAlreadyFinalized,
+      entries.redteamUnknownEvent,
+      entries.redteamIdentifierPii,
+      ...REDACTION_ERRORS,
+    ],
     handler: async ({ req, res, principal, params, body }) => {
       res.status(201).json(presentAdded(await addFindings(deps, principal.org_id, params.run_id, body, actor(req))));
     },
@@ -95,7 +104,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
     access: 'redteam:write',
     body: createRunBody,
     responds: { status: 201, body: RedteamRun, description: 'The run, `running`.', headers: ['Location'] },
-    errors: [entries.redteamWrittenAuthorizationRequired],
+    errors: [entries.redteamWrittenAuthorizationRequired, entries.redteamIdentifierPii, ...REDACTION_ERRORS],
     handler: async ({ req, res, principal, body }) => {
       const run = await createRun(deps, principal.org_id, body, actor(req));
       res.status(201).location(`/v1/redteam-runs/${run.id}`).json(presentRun(run));

@@ -148,7 +148,7 @@ export async function withRedactor<T>(
   use: (redact: Redact) => Promise<T>,
 ): Promise<RedactionProvenance & { value: T }> {
   const policy = await getRedactionPolicy(deps, orgId);
-  const redactor = new TextRedactor(deps, policy, organizationHashKey(deps.hashKey, orgId));
+  const redactor = new TextRedactor(deps, policy, organizationHashKey(deps.hashKey, orgId), orgId);
   try {
     const value = await use(redactor);
     return { value, redaction_version: policy.redaction_version, redaction_policy_id: policy.id };
@@ -202,6 +202,8 @@ class TextRedactor implements Redact {
     private readonly deps: RedactionDeps,
     private readonly rules: ObfuscationRules,
     private readonly orgKey: Buffer,
+    /** The organization: its texts share the model pool with other organizations in turn. */
+    private readonly tenant: string,
   ) {
     this.deadlineAt = Date.now() + deps.deadlineMs;
   }
@@ -236,7 +238,7 @@ class TextRedactor implements Redact {
     try {
       const outcome = await this.deps.engine.scan(
         { surface: 'document', text, tier: 'accurate', detectors: [PII] },
-        { deadlineAt: this.deadlineAt },
+        { deadlineAt: this.deadlineAt, tenant: this.tenant },
       );
       return outcome.runs.find((r) => r.result.detector === PII)?.result.items ?? [];
     } finally {

@@ -45,9 +45,9 @@ const schema = z.object({
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   WORKER_THREADS: int(0, 64).default(availableParallelism()),
-  // Nice value of the model threads (Linux: per thread; 0 = as the process): the event loop, and so every
-  // request's I/O and in-process detectors, goes first when inference keeps every core busy.
-  WORKER_NICE: int(0, 19).default(10),
+  // Nice value of the model threads (Linux: per thread; 0 = as the process): above 0 the event loop goes
+  // first when inference keeps every core busy — and every organization's inference waits (bench:fairness).
+  WORKER_NICE: int(0, 19).default(0),
   // Cluster mode: this many processes share the port (also `npm start -- --cluster N`); 0 = one process.
   CLUSTER_WORKERS: int(0, 64).default(0),
   // Model request pieces (slices) allowed to wait, all organizations together, and one organization alone.

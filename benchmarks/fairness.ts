@@ -107,7 +107,7 @@ const latency = (answers: readonly Answer[]) => {
 const db = await openDatabase(false, 'cf_bench_fairness');
 const results: unknown[] = [];
 for (let round = 1; round <= rounds; round++) {
-  const svc = await startService(db, null, undefined, { RESULT_CACHE_BYTES: '0', ...extraEnv });
+  const svc = await startService(db, null, process.env.FAIR_PROFILE, { RESULT_CACHE_BYTES: '0', ...extraEnv });
   try {
     const victim = await bootstrapKey(db);
     const attacker = await bootstrapKey(db);

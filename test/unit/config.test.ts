@@ -67,6 +67,7 @@ describe('loadConfig', () => {
 
   it('POOL_SLICE_MS: 5 by default, 0 turns slicing off, negatives and fractions are refused', () => {
     expect(loadConfig({}).POOL_SLICE_MS).toBe(5);
+    expect(loadConfig({}).WORKER_NICE).toBe(0);
     expect(loadConfig({ POOL_SLICE_MS: '0' }).POOL_SLICE_MS).toBe(0);
     for (const bad of ['-1', '1.5', 'many']) expect(() => loadConfig({ POOL_SLICE_MS: bad })).toThrow(/POOL_SLICE_MS/);
   });

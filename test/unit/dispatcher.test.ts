@@ -217,9 +217,9 @@ describe('ModelDispatcher', () => {
   it('refuses at once a request that could not finish before its deadline with every thread to itself', async () => {
     const runner = new ScriptedRunner(2);
     const d = await priced(runner, 10);
-    // 3,000 ms of work over 2 threads ≥ 1.5 s, deadline in 1 s.
+    // 3,000 ms of work over 2 threads ≥ 1.5 s, more than twice the 0.6 s left (the estimates' margin)
     const doomed = d.classify('m', ['x'.repeat(1_000), 'y'.repeat(1_000), 'z'.repeat(1_000)], {
-      deadlineAt: Date.now() + 1_000,
+      deadlineAt: Date.now() + 600,
     });
     await expect(doomed).rejects.toBeInstanceOf(ModelDeadlineError);
     expect(runner.tasks).toHaveLength(0);

@@ -285,7 +285,8 @@ describe('a second Ctrl-C while the model threads run long accurate scans', () =
         { npm: true, env: { WORKER_THREADS: '2', SCAN_DEADLINE_MS: '300000', SHUTDOWN_TIMEOUT_MS: '300000' } },
       );
       await ready;
-      // About 7 s of inference for two threads on the 2-core machine: still running at the second signal.
+      // Over 1 million characters at the accurate tier, ~12 s of inference for two threads on the 2-core
+      // machine (the pool cuts it into short slices): still running at the second signal.
       const scans = Array.from({ length: 4 }, (_, i) =>
         fetch(`http://127.0.0.1:${port}/v1/scans`, {
           method: 'POST',
@@ -293,7 +294,7 @@ describe('a second Ctrl-C while the model threads run long accurate scans', () =
           body: JSON.stringify({
             kind: 'content',
             surface: 'user_message',
-            content: { type: 'text', text: variedText(5_000, i + 1) },
+            content: { type: 'text', text: variedText(30_000, i + 1) },
             options: { tier: 'accurate' },
           }),
         }).then(

@@ -182,7 +182,7 @@ export class ScanEngine {
 
   private async compute(input: ScanInput, detectors: Detector[], opts: ScanOptions): Promise<ScanOutcome> {
     const long = this.longText !== undefined && input.text!.length >= this.longText.chars;
-    const release = long && this.gate ? await this.gate.acquire(opts.tenant ?? '', opts.deadlineAt, opts.signal) : null;
+    const release = long ? await this.gate!.acquire(opts.tenant ?? '', opts.deadlineAt, opts.signal) : null;
     try {
       return await this.run(input, detectors, opts, long ? this.longText!.sliceMs : undefined);
     } finally {

@@ -82,7 +82,6 @@ interface Piece {
   request: Request;
   index: number;
   texts: string[];
-  chars: number;
   cost: number;
   enqueuedAt: number;
 }
@@ -97,12 +96,10 @@ const DOOMED_FACTOR = 2;
 export class ModelDispatcher implements ModelClient {
   private readonly queues = new TenantQueues<Piece>();
   private readonly costs = new InferenceCosts();
-  /** Estimated milliseconds of each tenant's waiting pieces. */
-  private readonly backlog = new Map<string, number>();
   private readonly shares: TenantShares;
-  /** Requests with pieces still queued: in all, and per tenant. */
+  /** Requests with pieces still queued: in all, and per tenant with their pieces' estimated milliseconds. */
   private waiting = 0;
-  private readonly waitingOf = new Map<string, number>();
+  private readonly backlog = new Map<string, { requests: number; ms: number }>();
   /**
    * Calls (scans, by their signal) already refused for lack of room: their other requests are refused too,
    * rather than queued for the moment it takes the scan to learn it failed.
@@ -174,7 +171,6 @@ export class ModelDispatcher implements ModelClient {
     for (const piece of this.queues.drain()) this.settle(piece.request, closing);
     this.backlog.clear();
     this.waiting = 0;
-    this.waitingOf.clear();
     while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
     await this.onEveryThread('release', 10_000).catch(() => undefined);
     await this.runner.destroy();
@@ -193,21 +189,20 @@ export class ModelDispatcher implements ModelClient {
     if (call.signal?.aborted) return Promise.reject(abortReason(call.signal));
     const tenant = call.tenant ?? NO_TENANT;
     this.shares.seen(tenant);
-    const pieces = this.costs.cut(op, model, texts, this.opts.sliceMs ?? 0);
-    const full = this.waiting >= this.opts.maxQueue || (this.waitingOf.get(tenant) ?? 0) >= this.maxTenantQueue;
+    const backlog = this.backlog.get(tenant) ?? { requests: 0, ms: 0 };
+    const full = this.waiting >= this.opts.maxQueue || backlog.requests >= this.maxTenantQueue;
     if (full || (call.signal && this.refused.has(call.signal))) {
       if (call.signal) this.refused.add(call.signal);
       this.opts.observer?.rejected('overloaded');
       // About how long this tenant's backlog takes to drain with every thread, at least 1 s.
-      const backlogMs = this.backlog.get(tenant) ?? 0;
-      return Promise.reject(new ModelOverloadedError(Math.max(1, Math.ceil(backlogMs / this.threads / 1000))));
+      return Promise.reject(new ModelOverloadedError(Math.max(1, Math.ceil(backlog.ms / this.threads / 1000))));
     }
+    const pieces = this.costs.cut(op, model, texts, this.opts.sliceMs ?? 0);
     const cost = pieces.reduce((sum, p) => sum + p.cost, 0);
-    const backlogMs = this.backlog.get(tenant) ?? 0;
     // Even with every thread to itself, after its own backlog, it could not be done in time — by a wide
     // margin: the costs are estimates, measured on a machine whose load moves them 2–4× — so refuse now
     // rather than spend the threads on an answer nobody will get.
-    if ((backlogMs + cost) / this.threads > DOOMED_FACTOR * (call.deadlineAt - Date.now())) {
+    if ((backlog.ms + cost) / this.threads > DOOMED_FACTOR * (call.deadlineAt - Date.now())) {
       this.opts.observer?.rejected('deadline');
       return Promise.reject(new ModelDeadlineError());
     }
@@ -218,8 +213,8 @@ export class ModelDispatcher implements ModelClient {
         tenant,
         results: new Array<Result>(pieces.length),
         waiting: pieces.length,
-        queuedPieces: 0,
-        queuedCost: 0,
+        queuedPieces: pieces.length,
+        queuedCost: cost,
         settled: false,
         timer: null,
         signal: call.signal,
@@ -243,14 +238,11 @@ export class ModelDispatcher implements ModelClient {
         signal.addEventListener('abort', request.onAbort, { once: true });
       }
       const now = performance.now();
-      pieces.forEach((p, index) => {
-        this.queues.push(tenant, { request, index, texts: p.texts, chars: p.chars, cost: p.cost, enqueuedAt: now });
-        request.queuedCost += p.cost;
-      });
-      request.queuedPieces = pieces.length;
-      this.backlog.set(tenant, backlogMs + cost);
+      pieces.forEach((p, index) =>
+        this.queues.push(tenant, { request, index, texts: p.texts, cost: p.cost, enqueuedAt: now }),
+      );
+      this.backlog.set(tenant, { requests: backlog.requests + 1, ms: backlog.ms + cost });
       this.waiting++;
-      this.waitingOf.set(tenant, (this.waitingOf.get(tenant) ?? 0) + 1);
       this.pump();
     });
   }
@@ -269,20 +261,17 @@ export class ModelDispatcher implements ModelClient {
 
   /** `pieces` of the request, costing `cost`, left the queue (dispatched or dropped). */
   private unqueue(request: Request, pieces: number, cost: number): void {
-    if (pieces > 0 && request.queuedPieces > 0) {
-      request.queuedPieces -= pieces;
-      if (request.queuedPieces <= 0) {
-        request.queuedPieces = 0;
-        this.waiting--;
-        const n = (this.waitingOf.get(request.tenant) ?? 1) - 1;
-        if (n > 0) this.waitingOf.set(request.tenant, n);
-        else this.waitingOf.delete(request.tenant);
-      }
-    }
+    const backlog = this.backlog.get(request.tenant);
+    if (pieces <= 0 || request.queuedPieces <= 0 || !backlog) return;
+    request.queuedPieces -= pieces;
     request.queuedCost -= cost;
-    const left = (this.backlog.get(request.tenant) ?? 0) - cost;
-    if (left > 1e-6) this.backlog.set(request.tenant, left);
-    else this.backlog.delete(request.tenant);
+    backlog.ms -= cost;
+    if (request.queuedPieces <= 0) {
+      request.queuedPieces = 0;
+      this.waiting--;
+      backlog.requests--;
+    }
+    if (backlog.requests === 0) this.backlog.delete(request.tenant);
   }
 
   private settle(request: Request, outcome: Error | Result): void {

@@ -6,10 +6,9 @@
  * thread to itself. Seeded by the warm-up's timed runs of each model at full-window shapes.
  */
 
-/** A slice of a request's texts, with their characters and estimated milliseconds. */
+/** A slice of a request's texts and its estimated milliseconds. */
 export interface Piece {
   texts: string[];
-  chars: number;
   cost: number;
 }
 
@@ -54,27 +53,26 @@ export class InferenceCosts {
 
   /**
    * The texts as consecutive pieces of about `sliceMs` of inference each (whole texts; one piece when
-   * short, or when `sliceMs` is 0), each with its characters and estimated cost.
+   * short, or when `sliceMs` is 0), each with its estimated cost.
    */
   cut(op: string, model: string, texts: string[], sliceMs: number): Piece[] {
     const price = (chars: number, n: number) => this.estimate(op, model, chars, n);
     let total = 0;
     for (const t of texts) total += t.length;
-    if (sliceMs <= 0 || price(total, texts.length) <= sliceMs)
-      return [{ texts, chars: total, cost: price(total, texts.length) }];
+    if (sliceMs <= 0 || price(total, texts.length) <= sliceMs) return [{ texts, cost: price(total, texts.length) }];
     const pieces: Piece[] = [];
     let current: string[] = [];
     let chars = 0;
     for (const t of texts) {
       if (current.length > 0 && price(chars + t.length, current.length + 1) > sliceMs) {
-        pieces.push({ texts: current, chars, cost: price(chars, current.length) });
+        pieces.push({ texts: current, cost: price(chars, current.length) });
         current = [];
         chars = 0;
       }
       current.push(t);
       chars += t.length;
     }
-    pieces.push({ texts: current, chars, cost: price(chars, current.length) });
+    pieces.push({ texts: current, cost: price(chars, current.length) });
     return pieces;
   }
 

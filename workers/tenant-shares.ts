@@ -37,9 +37,15 @@ export class TenantShares {
   eligible(): (tenant: string) => boolean {
     if (this.reserve === 0) return () => true;
     const now = performance.now();
-    const active = [...this.lastSeen].filter(([, at]) => now - at < ACTIVE_MS).map(([t]) => t);
+    let active = 0;
+    let last: string | undefined;
+    for (const [t, at] of this.lastSeen)
+      if (now - at < ACTIVE_MS) {
+        active++;
+        last = t;
+      }
     return (tenant) => {
-      const others = active.some((t) => t !== tenant);
+      const others = active > 1 || (active === 1 && last !== tenant);
       return (this.running.get(tenant) ?? 0) < (others ? this.threads - this.reserve : this.threads);
     };
   }

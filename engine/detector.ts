@@ -20,6 +20,19 @@ export const SURFACES = [
 ] as const;
 export type Surface = (typeof SURFACES)[number];
 
+/**
+ * Surface groups: where content comes from decides what is normal there, so a detector's thresholds
+ * stand for a false-alarm rate measured per group. `prompt` is what a person or agent addresses to a
+ * model; `document` is content a model reads or writes that nobody addressed to it (documents, tool
+ * results and parameters, MCP resources and tool descriptions, model output).
+ */
+export const SURFACE_GROUPS = ['prompt', 'document'] as const;
+export type SurfaceGroup = (typeof SURFACE_GROUPS)[number];
+const PROMPT_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['user_message', 'agent_message']);
+export function surfaceGroup(surface: Surface): SurfaceGroup {
+  return PROMPT_SURFACES.has(surface) ? 'prompt' : 'document';
+}
+
 export const TIERS = ['fast', 'accurate', 'auto'] as const;
 export type Tier = (typeof TIERS)[number];
 

@@ -2023,6 +2023,12 @@ export interface components {
         flag_above: number;
         warn_above: number;
       };
+      /** @description The share of benign content expected above each default threshold, the same on prompt surfaces and on document, tool and MCP surfaces and in every tier (the score is calibrated per surface group on a benign pool); null where a detector is not calibrated (rules, or a model without calibration). */
+      threshold_false_alarm_rates: {
+        block_above: number;
+        flag_above: number;
+        warn_above: number;
+      } | null;
     };
     DetectorPage: {
       data: components['schemas']['Detector'][];

@@ -101,6 +101,11 @@ export interface Detector {
   readonly category: DetectorCategory;
   readonly surfaces: readonly Surface[];
   readonly thresholds: Thresholds;
+  /**
+   * The benign false-alarm rate each default threshold stands for, the same in every surface group and
+   * tier (the detector calibrates its score per group: `detectors/calibration.ts`); absent when uncalibrated.
+   */
+  readonly falseAlarmRates?: Thresholds;
   readonly frameworks: Frameworks;
   /** Load model assets once (idempotent). */
   load?(): Promise<void>;

@@ -9,6 +9,7 @@ import { modelEntry, readManifest, type ModelEntry } from '../inference/manifest
 import type { Detector } from './detector.ts';
 import { createPiiDetector } from './detectors/pii.ts';
 import { createPromptInjectionDetector } from './detectors/prompt-injection.ts';
+import { compileIntentRules, loadIntentLexicon, loadToxicLexicon, TOXICITY_RULES } from './detectors/intent-rules.ts';
 import { sensitivePathDetector } from './detectors/sensitive-path.ts';
 import { createToxicityDetector } from './detectors/toxicity.ts';
 import type { ModelClient } from './model-client.ts';
@@ -37,6 +38,8 @@ export interface RegistryOptions {
   /** Models the pool actually loaded (from warm-up); others count as unloaded. */
   loadedModels: readonly string[];
   modelsDir?: string;
+  /** Scores uncalibrated, on each model's own thresholds (what `npm run train:thresholds` fits on). */
+  rawScores?: boolean;
   observe?: { fallback(detector: string, reason: string): void; cascade?(detector: string, stage: string): void };
 }
 
@@ -91,6 +94,8 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
       models: opts.models,
       onFallback: (reason) => opts.observe?.fallback('prompt_injection', reason),
       onCascade: (stage) => opts.observe?.cascade?.('prompt_injection', stage),
+      raw: opts.rawScores ?? false,
+      intents: compileIntentRules(loadIntentLexicon()),
     }),
     createPiiDetector(loaded(MODEL_IDS.piiNer), opts.models, (reason) => opts.observe?.fallback('pii', reason)),
     createToxicityDetector({
@@ -99,6 +104,8 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
       models: toxicityLoaded ? opts.models : null,
       onUnavailable: (reason) => opts.observe?.fallback('toxicity', reason),
       onCascade: (stage) => opts.observe?.cascade?.('toxicity', stage),
+      raw: opts.rawScores ?? false,
+      terms: compileIntentRules(loadToxicLexicon(), TOXICITY_RULES),
     }),
     sensitivePathDetector,
   ];

@@ -43,6 +43,19 @@ export type Combine =
       reduced?: { surfaces: string[]; drop: string; weights: number[]; bias: number };
     };
 
+/**
+ * Where a detector's raw scores reach the stated benign false-alarm rates (`fpr`: warn, flag and block),
+ * per scoring form (`fast`: the model alone or a stack's reduced, lexical form; `accurate`: the full
+ * stack) and surface group (`prompt`, `document`); the detector maps them onto its published levels
+ * (`engine/detectors/calibration.ts`). Written by `npm run train:thresholds`, with the benign pool it
+ * measured (`pool`: rows per group and where they came from).
+ */
+export interface Calibration {
+  fpr: Thresholds;
+  forms: { fast?: Record<string, Thresholds>; accurate?: Record<string, Thresholds> };
+  pool: Record<string, unknown>;
+}
+
 export interface ModelEntry {
   id: string;
   version: string;
@@ -58,6 +71,8 @@ export interface ModelEntry {
   /** How the detector combines this model with others; `thresholds` then apply to the combined score. */
   combine?: Combine;
   thresholds?: Thresholds;
+  /** The raw scores that mean the stated false-alarm rates, per form and surface group. */
+  calibration?: Calibration;
   metrics?: Record<string, unknown>;
 }
 

@@ -26,6 +26,8 @@ export interface ScanningOptions {
   /** Lets tests kill a worker on purpose. */
   allowCrashTask?: boolean;
   warmupTimeoutMs?: number;
+  /** Detectors score uncalibrated, on each model's own thresholds (for `npm run train:thresholds`). */
+  rawScores?: boolean;
 }
 
 type ScanningConfig = Pick<
@@ -117,6 +119,7 @@ export async function startScanning(
     models: dispatcher,
     loadedModels,
     modelsDir: config.MODELS_DIR,
+    rawScores: opts.rawScores ?? false,
     observe: {
       fallback: (detector, reason) => metrics.detectorFallbacks.inc({ detector, reason }),
       cascade: (detector, stage) => metrics.detectorCascade.inc({ detector, stage }),

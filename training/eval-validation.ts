@@ -38,7 +38,12 @@ export interface SuiteOptions {
   /** Build the reports from the scores an earlier run wrote to `out`, without scanning. */
   reuse: boolean;
   quiet: boolean;
+  /** Also write every report into `models/VALIDATION.md`, the table the model cards point to. */
+  publish?: boolean;
 }
+
+/** The published validation report (`--publish`), linked from every model card. */
+export const PUBLISHED_REPORT = path.join(REPO_ROOT, 'models/VALIDATION.md');
 
 interface InputRow {
   text: string;
@@ -198,7 +203,7 @@ function readPrevious(opts: SuiteOptions, detector: SuiteDetector, tier: Tier): 
   };
 }
 
-function report(opts: SuiteOptions, rows: readonly SuiteRow[], meta: SuiteMeta): void {
+function report(opts: SuiteOptions, rows: readonly SuiteRow[], meta: SuiteMeta): string {
   const b = base(opts, meta.detector, meta.tier);
   const r = buildSuiteReport(rows, meta);
   const md = renderSuiteReport(r);
@@ -206,6 +211,19 @@ function report(opts: SuiteOptions, rows: readonly SuiteRow[], meta: SuiteMeta):
   writeFileSync(`${b}.report.md`, md);
   process.stdout.write(`${md}\n`);
   process.stderr.write(`wrote ${b}.report.json and .report.md\n`);
+  return md;
+}
+
+function publish(reports: readonly string[]): void {
+  const head =
+    '# Public validation set: every detector and tier\n\n' +
+    'Written by `npm run eval:validation -- --publish` (or `--reuse --publish` from stored scores): the public\n' +
+    'validation set (`../shared/datasets/validation/`, for choosing models and thresholds only, never trained on)\n' +
+    "and the team's eval files (`training/data/written/eval/`), scored through the service's scan path with the\n" +
+    'models and calibration of `models/manifest.json`. Recall at FPR x uses thresholds at that false-alarm rate\n' +
+    "of the whole file's benign rows of the surface group; warn / flag / block are the shipped thresholds.\n\n";
+  writeFileSync(PUBLISHED_REPORT, head + reports.join('\n\n') + '\n');
+  process.stderr.write(`wrote ${PUBLISHED_REPORT}\n`);
 }
 
 /**
@@ -214,12 +232,14 @@ function report(opts: SuiteOptions, rows: readonly SuiteRow[], meta: SuiteMeta):
  */
 export async function runValidationSuite(opts: SuiteOptions): Promise<void> {
   mkdirSync(opts.out, { recursive: true });
+  const reports: string[] = [];
   if (opts.reuse) {
     for (const detector of opts.detectors)
       for (const tier of opts.tiers) {
         const { rows, meta } = readPrevious(opts, detector, tier);
-        report(opts, rows, meta);
+        reports.push(report(opts, rows, meta));
       }
+    if (opts.publish) publish(reports);
     return;
   }
   const inputs = new Map(opts.detectors.map((d) => [d, loadSuiteInputs(d, opts.limit)]));
@@ -248,9 +268,10 @@ export async function runValidationSuite(opts: SuiteOptions): Promise<void> {
         writeScores(`${b}.scores.jsonl`, rows);
         writeFileSync(`${b}.meta.json`, JSON.stringify(meta, null, 2) + '\n');
         process.stderr.write(`wrote ${b}.scores.jsonl (${rows.length} rows)\n`);
-        if (!opts.scoresOnly) report(opts, rows, meta);
+        if (!opts.scoresOnly) reports.push(report(opts, rows, meta));
       }
   } finally {
     await ev.scanning.close();
   }
+  if (opts.publish && !opts.scoresOnly) publish(reports);
 }

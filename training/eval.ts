@@ -42,7 +42,7 @@ type EvalDetector = (typeof DETECTORS)[number];
 
 const USAGE = [
   'usage: npm run eval -- --detector prompt_injection|toxicity|pii --tier fast|accurate|auto --input IN.jsonl --output OUT.jsonl [--surface user_message] [--concurrency 64] [--threads N]',
-  '       npm run eval -- --suite validation [--detector prompt_injection,toxicity] [--tier fast,accurate,auto] [--limit N] [--out DIR] [--scores-only | --reuse] [--concurrency 64] [--threads N]',
+  '       npm run eval -- --suite validation [--detector prompt_injection,toxicity] [--tier fast,accurate,auto] [--limit N] [--out DIR] [--scores-only | --reuse] [--publish] [--concurrency 64] [--threads N]',
 ].join('\n');
 
 function fail(msg: string): never {
@@ -65,6 +65,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     'scores-only': { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
+    publish: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -102,6 +103,7 @@ if (values.suite !== undefined) {
     scoresOnly: values['scores-only'],
     reuse: values.reuse,
     quiet: values.quiet,
+    publish: values.publish,
   });
 } else {
   await runFile();
@@ -115,7 +117,7 @@ async function runFile(): Promise<void> {
   const surface = values.surface as Surface;
   if (!(SURFACES as readonly string[]).includes(surface)) fail(`--surface must be one of ${SURFACES.join(', ')}`);
   if (!values.input || !values.output) fail('--input and --output are required');
-  for (const flag of ['limit', 'out', 'scores-only', 'reuse'] as const)
+  for (const flag of ['limit', 'out', 'scores-only', 'reuse', 'publish'] as const)
     if (values[flag] !== undefined && values[flag] !== false) fail(`--${flag} goes with --suite validation`);
 
   const { scanning, metrics } = await startEvalScanning(threads, concurrency);

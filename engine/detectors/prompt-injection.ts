@@ -11,7 +11,7 @@
  */
 import type { CharLm } from '../../inference/char-lm.ts';
 import type { LinearModel } from '../../inference/linear-model.ts';
-import type { ModelEntry, Thresholds } from '../../inference/manifest.ts';
+import type { ModelEntry } from '../../inference/manifest.ts';
 import type { Detector, DetectorInput, DetectorResult } from '../detector.ts';
 import { ALL_SURFACES } from '../detector.ts';
 import { frameworksFor } from '../frameworks.ts';
@@ -21,8 +21,12 @@ import { andThen, runSteps, type Steps } from '../../lib/steps.ts';
 import { suffixScore, withSuffix, type SuffixScore } from './adversarial-suffix.ts';
 import { combinationOf, type Combination, type Top } from './prompt-injection-combine.ts';
 import { best, itemFor, scorePoolModels, windowsOf, type Window } from './scoring.ts';
+import { intentMatch, withIntent, type IntentHit, type IntentRules } from './intent-rules.ts';
+import { falseAlarmRates, publishedThresholds, scaleOf, type Scale } from './calibration.ts';
 
 const LABEL = 'prompt_injection';
+/** The item source of a rule match. */
+export const INTENT_SOURCE = 'rules:intent-lexicon';
 
 export interface PromptInjectionDeps {
   fast: LinearModel;
@@ -38,14 +42,22 @@ export interface PromptInjectionDeps {
   onFallback?(reason: string): void;
   /** Called per auto-tier scan of a cascading stack: decided without the deferred model, or with it (for metrics). */
   onCascade?(stage: 'early' | 'full'): void;
+  /** The canonical-intent rules (`intent-rules.ts`), or null when this deployment does not run them. */
+  intents?: IntentRules | null;
+  /** Raw scores on each model's own thresholds, uncalibrated (what `npm run train:thresholds` fits on). */
+  raw?: boolean;
 }
 
 export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detector {
   const fastEntry = deps.fast.entry;
   const fastSource = `model:${fastEntry.id}@${fastEntry.version}`;
-  const fastThresholds = requireThresholds(fastEntry);
+  const raw = deps.raw ?? false;
+  const intents = deps.intents ?? null;
   const accurate = deps.accurate;
-  const defaultThresholds = accurate ? requireThresholds(accurate) : fastThresholds;
+  const defaultThresholds = publishedThresholds(accurate ?? fastEntry, raw);
+  const rates = falseAlarmRates(accurate ?? fastEntry, raw);
+  const fastScale = new Map(ALL_SURFACES.map((s) => [s, scaleOf(fastEntry, 'fast', s, raw)]));
+  const stackScale = new Map(ALL_SURFACES.map((s) => [s, accurate ? scaleOf(accurate, 'accurate', s, raw) : null]));
 
   const bySurface = new Map(ALL_SURFACES.map((s) => [s, combinationOf(accurate, fastEntry, deps.semantic ?? null, s)]));
   function* fastSteps(input: DetectorInput, views: TextView[]): Steps<Top> {
@@ -62,12 +74,12 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     runSteps(fastSteps(input, views), input.pace);
   const runFast = (input: DetectorInput, views: TextView[], note?: string): DetectorResult | Promise<DetectorResult> =>
     andThen(scoreFast(input, views), (top) =>
-      finding(input, top, note ? `${fastSource};${note}` : fastSource, fastThresholds, note),
+      finding(input, top, note ? `${fastSource};${note}` : fastSource, fastScale.get(input.surface)!, note),
     );
 
   return {
     name: 'prompt_injection',
-    version: '1.1.0',
+    version: '2.0.0',
     model:
       (accurate
         ? `${bySurface.get('user_message')!.source.slice('model:'.length)} (accurate, auto); ${fastEntry.id}@${fastEntry.version} (fast)`
@@ -77,16 +89,25 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     category: 'prompt_injection',
     surfaces: ALL_SURFACES,
     thresholds: defaultThresholds,
+    ...(rates ? { falseAlarmRates: rates } : {}),
     frameworks: frameworksFor('prompt_injection'),
     detect(input) {
       // the models first: their pool requests queue before the suffix scorer's in-process work
       const result = detectModels(input);
+      if (raw) return result; // the models' own score: the fit adds the suffix and intent families itself
       const suffix = suffixScore(deps.suffix ?? null, input);
-      const fold = (s: SuffixScore | null, r: DetectorResult): DetectorResult =>
-        withSuffix(input, r, deps.suffix ?? null, s, defaultThresholds);
-      if (suffix instanceof Promise || result instanceof Promise)
-        return Promise.all([suffix, result]).then(([s, r]) => fold(s, r));
-      return fold(suffix, result);
+      const intent = intentMatch(intents, input);
+      const fold = (s: SuffixScore | null, h: IntentHit | null, r: DetectorResult): DetectorResult =>
+        withIntent(
+          input,
+          withSuffix(input, r, deps.suffix ?? null, s, defaultThresholds),
+          h,
+          defaultThresholds,
+          INTENT_SOURCE,
+        );
+      if (suffix instanceof Promise || intent instanceof Promise || result instanceof Promise)
+        return Promise.all([suffix, intent, result]).then(([s, h, r]) => fold(s, h, r));
+      return fold(suffix, intent, result);
     },
   };
 
@@ -112,6 +133,7 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
     combine: Combination,
   ): Promise<DetectorResult> {
     const tops = new Map<string, Top>();
+    const scale = stackScale.get(input.surface)!;
     const run = (entries: ModelEntry[]): Promise<void> => scorePoolModels(models, input, entries, views, tops);
     try {
       const cascade = input.tier === 'auto' ? combine.cascade : undefined;
@@ -123,13 +145,12 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
       }
       await first;
       if (cascade) {
-        const early = cascade.early(tops, defaultThresholds.warn_above);
+        const early = cascade.early(tops, scale.rawWarn);
         deps.onCascade?.(early ? 'early' : 'full');
-        if (early)
-          return finding(input, early, `${combine.source};cascade=without:${cascade.defer}`, defaultThresholds);
+        if (early) return finding(input, early, `${combine.source};cascade=without:${cascade.defer}`, scale);
         await run(combine.pool.filter((e) => e.id === cascade.defer));
       }
-      return finding(input, combine.score(tops), combine.source, defaultThresholds);
+      return finding(input, combine.score(tops), combine.source, scale);
     } catch (err) {
       if (!(err instanceof ModelUnavailableError)) throw err;
       deps.onFallback?.(err.reason);
@@ -138,18 +159,17 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
   }
 }
 
+/** The result of the best window's raw score, on `scale`. */
 function finding(
   input: DetectorInput,
-  { score, window }: { score: number; window: Window | null },
+  top: { score: number; window: Window | null },
   source: string,
-  thresholds: Thresholds,
+  scale: Scale,
   note?: string,
 ): DetectorResult {
+  const { window } = top;
+  const score = scale.map(top.score);
+  const thresholds = scale.thresholds;
   const items = window && score > thresholds.warn_above ? [itemFor(input, window, LABEL, score, source)] : [];
   return { detector: 'prompt_injection', score, items, thresholds, ...(note ? { note } : {}) };
-}
-
-function requireThresholds(entry: ModelEntry): Thresholds {
-  if (!entry.thresholds) throw new Error(`model ${entry.id} has no thresholds in the manifest`);
-  return entry.thresholds;
 }

@@ -32,6 +32,13 @@ describe('GET /v1/detectors', () => {
     }
     const pi = r.body.data.find((d: { name: string }) => d.name === 'prompt_injection');
     expect(pi.frameworks.owasp_llm).toContain('LLM01:2025');
+    // calibrated detectors publish one scale and the benign false-alarm rate each level stands for
+    const byName = (n: string) => r.body.data.find((d: { name: string }) => d.name === n);
+    for (const n of ['prompt_injection', 'toxicity']) {
+      expect(byName(n).thresholds).toEqual({ block_above: 0.9, flag_above: 0.7, warn_above: 0.5 });
+      expect(byName(n).threshold_false_alarm_rates).toEqual({ block_above: 0.005, flag_above: 0.02, warn_above: 0.05 });
+    }
+    for (const n of ['pii', 'sensitive_path']) expect(byName(n).threshold_false_alarm_rates).toBeNull();
     expect(pi.model).toMatch(/pi-accurate@/);
     expectProblem(await call(app, 'GET', '/v1/detectors'), 401, 'auth.unauthenticated');
   });

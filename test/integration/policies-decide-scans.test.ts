@@ -135,7 +135,7 @@ describe('policies decide scans', () => {
       rules: [],
       detector_config: { pii: { warn_above: 0.01, flag_above: 0.02, block_above: 0.03 } },
     });
-    expect((await s('write to bob@example.com', { policy_id: strict.id })).body.decision).toMatchObject({
+    expect((await s('my address is bob@example.com', { policy_id: strict.id })).body.decision).toMatchObject({
       action: 'blocked',
       reason: 'score_threshold',
       triggering_finding: 'pii:EMAIL_ADDRESS',

@@ -32,7 +32,7 @@ function pool(answers: Record<string, number | Error | ((text: string) => number
 }
 
 const scan = (models: ModelClient, o: { tier?: Tier; surface?: Surface; text?: string; withSemantic?: boolean } = {}) =>
-  createToxicityDetector({ entry, semantic: o.withSemantic === false ? null : semantic, models }).detect({
+  createToxicityDetector({ entry, semantic: o.withSemantic === false ? null : semantic, models, raw: true }).detect({
     text: normalize(o.text ?? 'you are all worthless'),
     surface: o.surface ?? 'user_message',
     tier: o.tier ?? 'accurate',

@@ -35,10 +35,29 @@ export function writeModelFile(
   return { file: `${id}/${name}`, sha256: sha256Hex(bytes), bytes: bytes.length };
 }
 
-export function writeCard(id: string, markdown: string): void {
+/** What the card of a model behind a calibrated detector ends with: the served scale and the public validation figures. */
+export const CARD_FOOTER = `
+## Served scale and public validation
+The detector serves this model's score calibrated per tier form and surface group: its thresholds stand
+for a benign false-alarm rate of 5 % (warn 0.5), 2 % (flag 0.7) and 0.5 % (block 0.9), fitted by
+\`npm run train:thresholds\` (manifest \`calibration\`; docs/decisions/0011). The thresholds above are the
+model's own, on its raw score. Per family, language and surface group on the public validation set, every
+detector and tier: [models/VALIDATION.md](../VALIDATION.md) (\`npm run eval:validation -- --publish\`).
+`;
+
+/** The models whose scores reach a calibrated detector score (their cards get {@link CARD_FOOTER}). */
+const CALIBRATED_MODELS: ReadonlySet<string> = new Set([
+  'pi-fast',
+  'pi-accurate',
+  'pi-semantic',
+  'toxicity',
+  'toxicity-semantic',
+]);
+
+export function writeCard(id: string, markdown: string, name = 'card.md'): void {
   const dir = path.join(MODELS_DIR, id);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'card.md'), markdown);
+  writeFileSync(path.join(dir, name), markdown.trimEnd() + '\n' + (CALIBRATED_MODELS.has(id) ? CARD_FOOTER : ''));
 }
 
 export function makeLogger(name: string): (msg: string) => void {

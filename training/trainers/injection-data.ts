@@ -1,4 +1,5 @@
 /** Injection training/validation data: the two shared files, split by source family, plus generated hard negatives. */
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   datasetHash,
@@ -6,6 +7,8 @@ import {
   INJECTION_HELDOUT_FAMILIES,
   injectionFamily,
   readJsonl,
+  REPO_ROOT,
+  sha256Hex,
   type LabeledRow,
 } from '../data/datasets.ts';
 import { injectionHardNegativesEval, injectionHardNegativesTrain, type HardNegative } from '../data/hard-negatives.ts';
@@ -14,6 +17,7 @@ import { syntheticInjections } from '../data/synthetic-injections.ts';
 import { translatedEval, translatedTrain } from '../data/multilingual.ts';
 import { familyTrain, THREAT_FAMILIES, type ThreatFamily } from '../data/families/index.ts';
 import { leetspeak } from '../data/obfuscate.ts';
+import { multilingualBenign } from '../data/multilingual-resources.ts';
 import { normalize } from '../../engine/normalize.ts';
 import type { Example } from './common.ts';
 
@@ -23,6 +27,8 @@ export interface InjectionData {
   hardEval: HardNegative[];
   files: string[];
   dataSha256: string;
+  /** sha256 over the hand-written rows trained on (texts and labels, in order); '' without them */
+  writtenSha256: string;
   stats: {
     trainRows: number;
     valRows: number;
@@ -35,6 +41,10 @@ export interface InjectionData {
     translatedTrain: number;
     translatedEval: number;
     lengthMatchedNegatives: number;
+    /** rows the team wrote by hand (`training/data/written/*injection*.jsonl`), per file */
+    written: Record<string, number>;
+    /** benign Universal Dependencies sentences (`../shared/datasets/multilingual/`) */
+    multilingualBenign: number;
     /** rows of the threat-family TRAIN generators (attacks and benign twins), per family */
     familyTrain: Record<ThreatFamily, number>;
   };
@@ -50,7 +60,17 @@ export const FAMILY_TRAIN_ROWS: Record<ThreatFamily, number> = {
 
 const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
 
-export function loadInjectionData(log: (m: string) => void): InjectionData {
+export interface InjectionDataOptions {
+  /**
+   * Adds the team's hand-written rows (`training/data/written/*injection*.jsonl`) and the multilingual
+   * benign treebank sentences (`PI_UD_PER_LANG` per language, default 100). pi-fast trains with them;
+   * pi-accurate and pi-semantic were trained before they existed and, retrained without this option,
+   * reproduce their shipped artifacts.
+   */
+  written?: boolean;
+}
+
+export function loadInjectionData(log: (m: string) => void, opts: InjectionDataOptions = {}): InjectionData {
   const dir = datasetsDir();
   const files = ['injection.jsonl', 'injection_extra.jsonl'].map((f) => path.join(dir, f));
   const rows = files.flatMap((f) => readJsonl<LabeledRow>(f));
@@ -98,6 +118,11 @@ export function loadInjectionData(log: (m: string) => void): InjectionData {
     familyCounts[f] = rows.length;
     for (const r of rows) train.push({ text: r.text, label: r.label, family: `generated/family-train/${f}` });
   }
+  const written = opts.written ? writtenInjectionRows() : [];
+  for (const e of written) train.push(e);
+  // benign sentences in 46 languages: a language is not the signal
+  const udBenign = opts.written ? perLanguage(multilingualBenign(), Number(process.env.PI_UD_PER_LANG ?? 100)) : [];
+  for (const r of udBenign) train.push({ text: r.text, label: 0, family: `ud-benign/${r.lang}` });
   // held-out translated phrasing (EVAL templates), both classes
   const translatedHeld = translatedEval();
   for (const t of translatedHeld) val.push({ text: t.text, label: t.label, family: 'generated/translated-eval' });
@@ -119,11 +144,16 @@ export function loadInjectionData(log: (m: string) => void): InjectionData {
     translatedEval: translatedHeld.length,
     lengthMatchedNegatives: lengthMatched.length,
     familyTrain: familyCounts,
+    written: countBy(written, (e) => e.family.split('/')[1]!),
+    multilingualBenign: udBenign.length,
   };
   log(
     `injection data: ${JSON.stringify(stats)}; val pos ${val.filter((e) => e.label === 1).length} neg ${val.filter((e) => e.label === 0).length}`,
   );
-  return { train, val, hardEval, files, dataSha256: datasetHash(files), stats };
+  const writtenSha256 = written.length
+    ? sha256Hex(written.map((e) => `${e.label}\t${e.text}`).join('\n') + udBenign.map((r) => r.text).join('\n'))
+    : '';
+  return { train, val, hardEval, files, dataSha256: datasetHash(files), writtenSha256, stats };
 }
 
 /**
@@ -193,4 +223,50 @@ export function lengthMatchedNegatives(train: Example[], count: number, seed: nu
     out.push({ text, label: 0, family: 'generated/length-matched-negatives' });
   }
   return out;
+}
+
+/** Where the team's hand-written training text lives (`eval/` below it is never trained on). */
+export const WRITTEN_DIR = path.join(REPO_ROOT, 'training', 'data', 'written');
+
+interface WrittenRow {
+  text: string;
+  label: number;
+  lang?: string;
+  author?: string;
+}
+
+/**
+ * The team's hand-written injection training rows: free-form attacks and benign messages in many
+ * languages, documents with planted instructions and their clean twins (`training/data/written/`, one
+ * author and brief per file: see its README). Family `written/<file>/<lang>`, so each language of each
+ * file is its own family for the size damping.
+ */
+export function writtenInjectionRows(): Example[] {
+  if (!existsSync(WRITTEN_DIR)) return [];
+  const files = readdirSync(WRITTEN_DIR)
+    .filter((f) => f.endsWith('.jsonl') && f.includes('injection'))
+    .sort();
+  const out: Example[] = [];
+  for (const f of files)
+    for (const r of readJsonl<WrittenRow>(path.join(WRITTEN_DIR, f))) {
+      if (typeof r.text !== 'string' || !r.text.trim() || (r.label !== 0 && r.label !== 1)) continue;
+      out.push({ text: r.text, label: r.label, family: `written/${f.replace(/\.jsonl$/, '')}/${r.lang ?? 'en'}` });
+    }
+  return out;
+}
+
+function countBy<T>(xs: readonly T[], key: (x: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of xs) out[key(x)] = (out[key(x)] ?? 0) + 1;
+  return out;
+}
+
+/** The first `n` rows of each language. */
+function perLanguage<T extends { lang: string }>(rows: readonly T[], n: number): T[] {
+  const seen = new Map<string, number>();
+  return rows.filter((r) => {
+    const k = seen.get(r.lang) ?? 0;
+    seen.set(r.lang, k + 1);
+    return k < n;
+  });
 }

@@ -34,7 +34,7 @@ import { piAccurateCard } from './pi-accurate-card.ts';
 import { buildTokenTrainingSet, runKeyOf, trainTransformer } from './transformer-trainer.ts';
 
 const ID = 'pi-accurate';
-const VERSION = '0.3.1';
+const VERSION = '0.4.0';
 const SEED = 4242;
 const env = (k: string, d: number): number => Number(process.env[k] ?? d);
 const VOCAB = env('PI_ACC_VOCAB', 8000);
@@ -65,7 +65,7 @@ const FORCE_INT8 = process.env.PI_ACC_INT8;
 
 const log = makeLogger(ID);
 const t0 = Date.now();
-const data = loadInjectionData(log);
+const data = loadInjectionData(log, { written: true });
 
 // 1. tokenizer, from the training split only
 const tokCfg = trainWordPiece(
@@ -95,7 +95,15 @@ const trained = await trainTransformer(CONFIG, set, {
   checkpointDir,
   checkpointEverySeconds: 180,
   fresh: process.argv.includes('--fresh'),
-  runKey: runKeyOf([data.dataSha256, tokWritten.sha256, CONFIG, HP, SEED, ...(DROPOUT > 0 ? [DROPOUT] : [])]),
+  runKey: runKeyOf([
+    data.dataSha256,
+    data.writtenSha256,
+    tokWritten.sha256,
+    CONFIG,
+    HP,
+    SEED,
+    ...(DROPOUT > 0 ? [DROPOUT] : []),
+  ]),
   dropout: DROPOUT,
   log,
 });

@@ -21,7 +21,7 @@ import { trainLogistic } from './trainers.ts';
 import { INJECTION_HELDOUT_FAMILIES } from '../data/datasets.ts';
 
 const ID = 'pi-fast';
-const VERSION = '0.3.1';
+const VERSION = '0.4.0';
 const SEED = 1337;
 const BITS = Number(process.env.PI_FAST_BITS ?? 16);
 const MAX_CHARS = Number(process.env.PI_MAX_CHARS ?? 1000);
@@ -29,7 +29,7 @@ const EPOCHS = Number(process.env.PI_FAST_EPOCHS ?? 8);
 
 const log = makeLogger(ID);
 const t0 = Date.now();
-const data = loadInjectionData(log);
+const data = loadInjectionData(log, { written: true });
 const cfg = textFeaturizerConfig(1 << BITS, 1 << 16);
 const featurizer = new TextFeaturizer(cfg);
 const ts = buildTrainingSet(data.train, featurizer, MAX_CHARS, 4 * MAX_CHARS, 300, log);
@@ -137,7 +137,12 @@ ${data.stats.insertedPayloads} indirect-injection positives made by inserting sh
 ${data.stats.translatedTrain} translated injections and benign requests in German, Spanish, French, Italian, Portuguese and
 Dutch (\`training/data/multilingual.ts\`, both classes in every language so language is not the signal) and
 ${data.stats.lengthMatchedNegatives} length-matched benign texts (joined benign training texts whose lengths follow the
-positives' length distribution, against the "long means attack" shortcut). All text is normalised as the
+positives' length distribution, against the "long means attack" shortcut). Hand-written by the team
+(\`training/data/written/\`, one author and brief per file, free-form items, never combined from slots;
+its README gives the briefs and the diversity figures): ${Object.entries(data.stats.written)
+    .map(([f, n]) => `${n} rows of \`${f}\``)
+    .join(', ')}; and ${data.stats.multilingualBenign} benign treebank sentences in 46 languages
+(\`../shared/datasets/multilingual/\`, at most ${Number(process.env.PI_UD_PER_LANG ?? 100)} per language). All text is normalised as the
 engine normalises it (NFKC, invisible characters removed, homoglyphs folded) before training.
 
 **Validation, held out by source family** (never trained on): ${INJECTION_HELDOUT_FAMILIES.map((f) => `\`${f}\``).join(', ')};

@@ -33,7 +33,7 @@ import { familyStats, type ClassifierRow, type FamilyStats } from '../eval-metri
 import { mulberry32, shuffleInPlace } from '../prng.ts';
 import { makeLogger, writeCard } from './common.ts';
 import { semanticCard } from './pi-semantic-card.ts';
-import { FAMILY_TRAIN_ROWS } from './injection-data.ts';
+import { FAMILY_TRAIN_ROWS, writtenInjectionRows } from './injection-data.ts';
 import { headScore, type LogisticHead } from '../../inference/logistic-head.ts';
 import { trainHead, zAverage } from './pi-semantic-head.ts';
 import {
@@ -45,7 +45,7 @@ import {
 } from './semantic-features.ts';
 
 const ID = 'pi-semantic';
-const VERSION = '0.1.1';
+const VERSION = '0.2.0';
 const SEED = 1717;
 const DATASET_ROWS = 10_000;
 const CACHE_DIR = path.join(REPO_ROOT, 'models/.cache/pi-semantic');
@@ -95,8 +95,15 @@ function trainingRows(): Row[] {
       surface: r.surface,
     })),
   );
-  log(`training rows: ${sample.length} of ${data.length} dataset rows (seeded subsample) + ${fam.length} family rows`);
-  return [...sample, ...fam];
+  const written = writtenInjectionRows().map((e): Row => ({
+    text: e.text,
+    label: e.label === 1 ? 1 : 0,
+    family: e.family,
+  }));
+  log(
+    `training rows: ${sample.length} of ${data.length} dataset rows (seeded subsample) + ${fam.length} family rows + ${written.length} hand-written rows`,
+  );
+  return [...sample, ...fam, ...written];
 }
 
 const pooling = {

@@ -22,7 +22,7 @@ import { SURFACES, type Surface } from '../../engine/detector.ts';
 import { normalize } from '../../engine/normalize.ts';
 import type { TextClassifier } from '../../inference/classifier.ts';
 import { loadLinearModel } from '../../inference/linear-model.ts';
-import { MODELS_DIR, modelEntry, type ModelEntry } from '../../inference/manifest.ts';
+import { modelEntry, type ModelEntry } from '../../inference/manifest.ts';
 import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 import { readJsonl, REPO_ROOT, sha256Hex } from '../data/datasets.ts';
 import { familyTrain, THREAT_FAMILIES } from '../data/families/index.ts';
@@ -33,6 +33,7 @@ import {
   evaluateBinary,
   makeLogger,
   upsertManifestEntry,
+  writeCard,
   type Example,
   type ManifestEntry,
 } from './common.ts';
@@ -255,8 +256,8 @@ async function main(): Promise<void> {
     },
   });
   const o = thresholdReport.overall;
-  writeFileSync(
-    path.join(MODELS_DIR, 'pi-accurate', 'stack.md'),
+  writeCard(
+    'pi-accurate',
     stackCard({
       inputs: s.entries.map((e) => `${e.id}@${e.version}`),
       candidates,
@@ -269,6 +270,7 @@ async function main(): Promise<void> {
       defer: DEFER,
       cascade: { stacking: cascade, validation: onEval },
     }),
+    'stack.md',
   );
   log('wrote the pi-accurate manifest entry (combine, thresholds, metrics.stack) and models/pi-accurate/stack.md');
 }

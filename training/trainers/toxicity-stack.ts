@@ -22,12 +22,11 @@
  * `thresholds` and `metrics.stack`, and `models/toxicity/stack.md`. Embeddings are cached in
  * `models/.cache/toxicity-semantic/`.
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SURFACES } from '../../engine/detector.ts';
 import { normalize } from '../../engine/normalize.ts';
 import { headScore } from '../../inference/logistic-head.ts';
-import { MODELS_DIR, modelEntry, type Thresholds } from '../../inference/manifest.ts';
+import { modelEntry, type Thresholds } from '../../inference/manifest.ts';
 import { loadSentenceEncoder, type SentenceEncoder } from '../../inference/sentence-encoder.ts';
 import { loadOnnxClassifier } from '../../inference/text-classifier.ts';
 import { REPO_ROOT } from '../data/datasets.ts';
@@ -297,8 +296,8 @@ async function main(): Promise<void> {
       },
     },
   });
-  writeFileSync(
-    path.join(MODELS_DIR, 'toxicity', 'stack.md'),
+  writeCard(
+    'toxicity',
     stackCard({
       inputs: [`toxicity@${tox.version}`, `${ID}@${VERSION}`],
       candidates,
@@ -310,6 +309,7 @@ async function main(): Promise<void> {
       cascade: cascade.benign_early >= MIN_EARLY ? { stacking: cascade, validation: onVal } : null,
       gate: written && 'below' in written ? gate : null,
     }),
+    'stack.md',
   );
   log(`wrote ${ID} and the toxicity stack in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 }

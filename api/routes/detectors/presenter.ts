@@ -19,5 +19,12 @@ export function presentDetector(d: Detector, enabled: boolean): z.output<typeof 
       flag_above: d.thresholds.flag_above,
       warn_above: d.thresholds.warn_above,
     },
+    threshold_false_alarm_rates: d.falseAlarmRates
+      ? {
+          block_above: d.falseAlarmRates.block_above,
+          flag_above: d.falseAlarmRates.flag_above,
+          warn_above: d.falseAlarmRates.warn_above,
+        }
+      : null,
   };
 }

@@ -36,6 +36,12 @@ export const detectorSchema = resource(
     thresholds: z
       .object({ block_above: score, flag_above: score, warn_above: score })
       .describe('The default score levels above which a scan without a policy blocks, flags or warns.'),
+    threshold_false_alarm_rates: z
+      .object({ block_above: score, flag_above: score, warn_above: score })
+      .nullable()
+      .describe(
+        'The share of benign content expected above each default threshold, the same on prompt surfaces and on document, tool and MCP surfaces and in every tier (the score is calibrated per surface group on a benign pool); null where a detector is not calibrated (rules, or a model without calibration).',
+      ),
   }),
 );
 

@@ -7,15 +7,22 @@ import { loadConfig } from '../config.ts';
 import type { DetectorResult, Surface, Tier } from '../engine/detector.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createMetrics, type Metrics } from '../lib/metrics.ts';
-import { startScanning, type Scanning } from '../server/scanning.ts';
+import { startScanning, type Scanning, type ScanningOptions } from '../server/scanning.ts';
 
 export interface EvalScanning {
   scanning: Scanning;
   metrics: Metrics;
 }
 
-/** @throws when the in-process model is missing or fails its sha256 check. */
-export async function startEvalScanning(threads: number, concurrency: number): Promise<EvalScanning> {
+/**
+ * @param opts `rawScores` for the calibration fit (`npm run train:thresholds`)
+ * @throws when the in-process model is missing or fails its sha256 check.
+ */
+export async function startEvalScanning(
+  threads: number,
+  concurrency: number,
+  opts: ScanningOptions = {},
+): Promise<EvalScanning> {
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
   const metrics = createMetrics(false);
   const scanning = await startScanning(
@@ -29,6 +36,7 @@ export async function startEvalScanning(threads: number, concurrency: number): P
     },
     metrics,
     logger,
+    opts,
   );
   return { scanning, metrics };
 }

@@ -26,10 +26,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createMetrics } from '../lib/metrics.ts';
-import { createLogger } from '../lib/logger.ts';
-import { loadConfig } from '../config.ts';
-import { startScanning } from '../server/scanning.ts';
+import { scanText, startEvalScanning } from './eval-scan.ts';
 import { loadCharLm } from '../inference/char-lm.ts';
 import { modelEntry, readManifest, type Calibration, type ModelEntry, type Thresholds } from '../inference/manifest.ts';
 import type { Surface, SurfaceGroup, Tier } from '../engine/detector.ts';
@@ -109,20 +106,9 @@ function toxicityPool(): Pool {
 
 const threads = values.threads === undefined ? undefined : Number(values.threads);
 const concurrency = Number(values.concurrency);
-const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
-const scanning = await startScanning(
-  {
-    WORKER_THREADS: threads ?? Number(process.env.WORKER_THREADS ?? 2),
-    POOL_QUEUE_MAX: Math.max(4096, concurrency * 4),
-    POOL_MAX_BATCH: 32,
-    POOL_SLICE_MS: 5,
-    MODELS_DIR: process.env.MODELS_DIR,
-    ENCODER_PRECISION: loadConfig({ ENCODER_PRECISION: process.env.ENCODER_PRECISION }).ENCODER_PRECISION,
-  },
-  createMetrics(false),
-  logger,
-  { rawScores: true },
-);
+const { scanning } = await startEvalScanning(threads ?? Number(process.env.WORKER_THREADS ?? 2), concurrency, {
+  rawScores: true,
+});
 
 async function rawScores(detector: string, tier: Tier, pool: Pool): Promise<number[]> {
   const out = new Array<number>(pool.length).fill(0);
@@ -132,12 +118,7 @@ async function rawScores(detector: string, tier: Tier, pool: Pool): Promise<numb
   async function worker(): Promise<void> {
     for (let i = next++; i < pool.length; i = next++) {
       const p = pool[i]!;
-      const outcome = await scanning.engine.scan(
-        // eslint-disable-next-line no-control-regex -- NUL is what this replaces
-        { surface: GROUP_SURFACE[p.group], text: p.text.replace(/\u0000/g, '\uFFFD'), tier, detectors: [detector] },
-        { deadlineAt: Date.now() + 600_000 },
-      );
-      out[i] = outcome.runs[0]?.result?.score ?? 0;
+      out[i] = (await scanText(scanning, detector, tier, GROUP_SURFACE[p.group], p.text))?.score ?? 0;
       if (++done % 200 === 0)
         process.stderr.write(
           `\r${detector} ${tier}: ${done}/${pool.length} (${((Date.now() - started) / 1000).toFixed(0)} s)`,

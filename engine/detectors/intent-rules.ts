@@ -1,29 +1,25 @@
 /**
- * The canonical injection intents as rules, in every language of the intent lexicon
- * (`intent-lexicon.json`): an anchor word (an "ignore" verb, a "reveal" verb, a persona switch, a mode
- * word, a "send" verb) with the words that make it an attack (instructions, a secret, "no restrictions",
- * "enabled", a URL) within {@link WINDOW} characters on either side — either order, since many
- * languages put the object first. "Ignore all previous instructions", "vergiss deine Anweisungen",
- * "忽略之前的所有指令" and "이전 지시를 무시하고" are one rule. A statistical model misses such a
- * sentence in a language it saw little of; the rule does not, and its finding names the intent and the
- * words.
+ * The canonical injection intents as rules, in every language of the lexicons (`intent-lexicon.json`,
+ * `harm-lexicon.json`; toxicity's terms in `toxic-lexicon.json`): an anchor word (an "ignore" verb, a
+ * "reveal" verb, a persona switch, a mode word, a harmful topic) with the words that make it an attack
+ * (whose instructions, a secret, "no restrictions", "enabled", a request cue) within {@link WINDOW}
+ * characters on either side — either order, since many languages put the object first — and none of its
+ * cancelling words ("protect", "history of"). "Ignore all previous instructions", "vergiss deine
+ * Anweisungen", "忽略之前的所有指令" and "이전 지시를 무시하고" are one rule. A statistical model misses
+ * such a sentence in a language it saw little of; the rule does not, and its finding names the intent and
+ * the words.
  *
  * Matching is on the engine's normalised text, lowercased code unit by code unit (offsets stay those of
  * the normalised text). A term of a space-separated script matches at a word start and may continue
- * (stems: "anweisung" matches "Anweisungen"); a term of a script without spaces (Han, kana, Thai, …)
- * matches anywhere.
+ * (stems: "anweisung" matches "Anweisungen"), except a Latin, Cyrillic or Greek term of up to
+ * {@link SHORT} characters, which must be a whole word; a term of a script without spaces (Han, kana,
+ * Thai, …) or of Arabic or Hebrew (articles and conjunctions written onto the word) matches anywhere.
  */
 import { readFileSync } from 'node:fs';
 import type { Thresholds } from '../../inference/manifest.ts';
 import { runSteps, type Steps } from '../../lib/steps.ts';
-import {
-  surfaceGroup,
-  type DetectorInput,
-  type DetectorResult,
-  type FindingItem,
-  type SurfaceGroup,
-} from '../detector.ts';
-import { round } from './scoring.ts';
+import { surfaceGroup, type DetectorInput, type DetectorResult, type SurfaceGroup } from '../detector.ts';
+import { itemFor } from './scoring.ts';
 
 export interface IntentLexicon {
   languages: string[];
@@ -323,15 +319,8 @@ export function withIntent(
 ): DetectorResult {
   const level = hit && levelOn(hit.level, surfaceGroup(input.surface));
   if (!hit || !level) return result;
-  const t = result.thresholds ?? thresholds;
-  const score = levelScore(level, t);
-  const span = input.text.toOriginal(hit.start, hit.end);
-  const item: FindingItem = {
-    text: input.text.original.slice(span[0], span[1]),
-    label: hit.intent,
-    confidence: round(score),
-    source,
-    span,
-  };
+  const score = levelScore(level, result.thresholds ?? thresholds);
+  const window = { text: input.text.text.slice(hit.start, hit.end), start: hit.start, end: hit.end };
+  const item = itemFor(input, window, hit.intent, score, source);
   return { ...result, score: Math.max(result.score, score), items: [...result.items, item] };
 }

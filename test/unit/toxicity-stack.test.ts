@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createToxicityDetector } from '../../engine/detectors/toxicity.ts';
+import { createToxicityDetector, TERMS_SOURCE } from '../../engine/detectors/toxicity.ts';
+import { CALIBRATED_LEVELS } from '../../engine/detectors/calibration.ts';
+import { compileIntentRules, loadToxicLexicon, TOXICITY_RULES } from '../../engine/detectors/intent-rules.ts';
 import { ModelUnavailableError, type ModelClient } from '../../engine/model-client.ts';
 import { normalize } from '../../engine/normalize.ts';
 import type { Surface, Tier } from '../../engine/detector.ts';
@@ -169,5 +171,43 @@ describe('spelling view', () => {
     expect(r.items).toHaveLength(1);
     expect(r.items[0]!.source).toMatch(/;view=spelling$/);
     expect(r.items[0]!.text).toBe('they are p4r4s1t3s');
+  });
+});
+
+describe('toxicity term rules on the calibrated scale', () => {
+  const terms = compileIntentRules(loadToxicLexicon(), TOXICITY_RULES);
+  const scanTerms = (text: string, surface: Surface = 'user_message', rules: typeof terms | null = terms) =>
+    createToxicityDetector({
+      entry,
+      semantic,
+      models: pool({ toxicity: 0.01, 'toxicity-semantic': 0.01 }).models,
+      terms: rules,
+    }).detect({
+      text: normalize(text),
+      surface,
+      tier: 'accurate',
+    });
+
+  it('a listed term flags with an item naming its words; a homonym term only warns; documents one level lower', async () => {
+    const flagged = await scanTerms('야 이 미친년아 꺼져');
+    expect(flagged.score).toBeGreaterThan(CALIBRATED_LEVELS.flag_above);
+    expect(flagged.score).toBeLessThan(CALIBRATED_LEVELS.block_above);
+    expect(flagged.items).toContainEqual(
+      expect.objectContaining({ label: 'toxic', source: TERMS_SOURCE, text: '미친년' }),
+    );
+    const homonym = await scanTerms('Du bist so behindert');
+    expect(homonym.score).toBeGreaterThan(CALIBRATED_LEVELS.warn_above);
+    expect(homonym.score).toBeLessThan(CALIBRATED_LEVELS.flag_above);
+    const doc = await scanTerms('야 이 미친년아 꺼져', 'document');
+    expect(doc.score).toBeGreaterThan(CALIBRATED_LEVELS.warn_above);
+    expect(doc.score).toBeLessThan(CALIBRATED_LEVELS.flag_above);
+  });
+
+  it('no term, or no rules: the model score alone', async () => {
+    const plain = await scanTerms('오늘 날씨가 좋네요');
+    expect(plain.items.filter((i) => i.source === TERMS_SOURCE)).toEqual([]);
+    expect(plain.score).toBeLessThan(CALIBRATED_LEVELS.warn_above);
+    const off = await scanTerms('야 이 미친년아 꺼져', 'user_message', null);
+    expect(off.score).toBe(plain.score);
   });
 });

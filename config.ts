@@ -26,6 +26,7 @@ export const configSchema = z.object({
   REDIS_KEY_PREFIX: z.string().default('cf:'),
   DEPLOYMENT_MODE: z.enum(['self_hosted', 'saas']).default('self_hosted'),
   SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  ACCEPT_NEW_SECRET_KEY: bool.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   RATE_LIMIT_REQUESTS: int(1, 100_000_000).default(600_000),
@@ -120,7 +121,9 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
   DEPLOYMENT_MODE:
     '`saas`: SSO users create organizations through the API, and `METRICS_TOKEN` is required. Reported by `/v1/me`.',
   SECRET_KEY:
-    'Master secret from which the API key hashing, cursor, webhook secret, idempotency, evidence URL and redaction hash keys are derived. Every process of a deployment must share it; losing or changing it invalidates every API key (docs/operators/backup.md).',
+    'Master secret from which the API key hashing, cursor, webhook secret, idempotency, evidence URL and redaction hash keys are derived. Every process of a deployment must share it; losing or changing it invalidates every API key, so a start with another secret than the one the database recorded is refused (`ACCEPT_NEW_SECRET_KEY`; docs/operators/backup.md).',
+  ACCEPT_NEW_SECRET_KEY:
+    'Adopt a master secret other than the one the database was set up with. Without it such a start is refused (the database records a fingerprint of the secret): every API key, webhook signing secret and cursor made under the old one stops working. Set it once, for that start, only when the old secret is lost for good (docs/operators/backup.md).',
   LOG_LEVEL: 'pino level. Logs are JSON lines on stdout with `request_id`; secrets are never logged.',
   BODY_LIMIT_BYTES: 'Largest JSON request body (413 beyond).',
   RATE_LIMIT_REQUESTS: 'Requests per window per API key or SSO session.',

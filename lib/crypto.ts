@@ -15,7 +15,8 @@ export type KeyPurpose =
   | 'webhook-secret-encryption'
   | 'idempotency-response'
   | 'evidence-upload'
-  | 'redaction-hash';
+  | 'redaction-hash'
+  | 'secret-check';
 
 /** Subkeys derived once from the master secret (HKDF-SHA256). */
 export interface Keyring {
@@ -44,6 +45,14 @@ export function buildKeyring(master: Buffer): Keyring {
     evidenceUpload: derive(master, 'evidence-upload'),
     redactionHash: derive(master, 'redaction-hash'),
   });
+}
+
+/**
+ * What the database records of the master secret (store/secret-check.ts): an HMAC under its own derived key,
+ * so a process can tell a replaced secret from the one every stored hash was made with, and it reveals nothing.
+ */
+export function secretFingerprint(master: Buffer): string {
+  return hmacSha256(derive(master, 'secret-check'), 'content-firewall master secret').toString('hex').slice(0, 32);
 }
 
 export function hmacSha256(key: Buffer, data: string | Buffer): Buffer {

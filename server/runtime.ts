@@ -3,12 +3,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
-import { buildKeyring, type Keyring } from '../lib/crypto.ts';
+import { buildKeyring, secretFingerprint, type Keyring } from '../lib/crypto.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createRedis, waitForRedis, type Redis } from '../lib/redis.ts';
 import { createPool, type Db } from '../store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
+import { checkSecretFingerprint } from '../store/secret-check.ts';
 
 // The longest close() waits for checked-out database connections before it goes on regardless.
 const POOL_END_TIMEOUT_MS = 5_000;
@@ -59,14 +60,16 @@ export async function loadMasterSecret(config: Readonly<Config>): Promise<Buffer
 /**
  * Opens the database (DATABASE_URL, else the embedded cluster under DATA_DIR; `superviseEmbedded`:
  * restart it if its postmaster dies, for the server), applies migrations,
- * connects Redis when REDIS_URL is set, and derives the keyring.
+ * checks the master secret against the one the database was set up with (store/secret-check.ts: a replaced
+ * secret is refused unless ACCEPT_NEW_SECRET_KEY), connects Redis when REDIS_URL is set, and derives the keyring.
  */
 export async function openRuntime(
   config: Readonly<Config>,
   logger: Logger,
   options: { superviseEmbedded?: boolean } = {},
 ): Promise<Runtime> {
-  const keyring = buildKeyring(await loadMasterSecret(config));
+  const master = await loadMasterSecret(config);
+  const keyring = buildKeyring(master);
   let embedded: EmbeddedHandle | null = null;
   let url = config.DATABASE_URL;
   if (!url) {
@@ -81,6 +84,11 @@ export async function openRuntime(
   try {
     const applied = await migrate(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');
+    const secret = await checkSecretFingerprint(db, secretFingerprint(master), config.ACCEPT_NEW_SECRET_KEY);
+    if (secret === 'replaced')
+      logger.warn(
+        'ACCEPT_NEW_SECRET_KEY: a new master secret was adopted; every API key and webhook signing secret made before is invalid',
+      );
   } catch (err) {
     await db.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);

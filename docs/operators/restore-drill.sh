@@ -2,8 +2,9 @@
 # Restore drill (docs/operators/backup.md): a deployment on PostgreSQL gets an organization and an API key;
 # it is backed up the way backup.md says (pg_dump + DATA_DIR/secret.key), restored into a fresh database
 # with a fresh DATA_DIR, and a server on the restored copy must accept the old API key (GET /v1/me: 200).
-# Then the control: the same database with a *new* secret.key must refuse it (401), which shows what the
-# key file is worth. Run from the repository root; it touches nothing but the two databases it creates
+# Then the control: the same database with a *new* secret.key does not start (the database records the
+# secret's fingerprint), and once the new secret is adopted (ACCEPT_NEW_SECRET_KEY) the old key gets 401,
+# which shows what the key file is worth. Run from the repository root; it touches nothing but the two databases it creates
 # (dropped at the end) and a temporary folder.
 #
 #   PG_SERVER_URL=postgres://postgres@127.0.0.1:5432 docs/operators/restore-drill.sh
@@ -81,8 +82,21 @@ stop_server
 echo "GET /v1/me with the old key: $status"
 [ "$status" = 200 ] || { echo 'FAILED: the restored deployment refused the key' >&2; exit 1; }
 
-step '5. Control: the same database with a new secret.key refuses the key'
+step '5. Control: the same database with a new secret.key: the server refuses to start'
+PORT=$(free_port)
+if DATABASE_URL="$PG_SERVER_URL/$DST_DB" DATA_DIR="$WORK/new-secret" PORT="$PORT" HOST=127.0.0.1 WORKER_THREADS=0 \
+  JOBS_ENABLED=false WEBHOOK_DELIVERY_ENABLED=false LOG_LEVEL=warn timeout 120 npm start >"$WORK/refused.log" 2>&1; then
+  echo 'FAILED: the server started with a secret.key the database was not set up with' >&2
+  exit 1
+fi
+grep -q 'not the one this database was set up with' "$WORK/refused.log" ||
+  { cat "$WORK/refused.log"; echo 'FAILED: the refusal does not say why' >&2; exit 1; }
+echo 'start with a new secret.key: refused (the database records a fingerprint of the secret)'
+
+step '6. ACCEPT_NEW_SECRET_KEY=true adopts the new secret.key, and the old key is refused'
+export ACCEPT_NEW_SECRET_KEY=true
 start_server "$PG_SERVER_URL/$DST_DB" "$WORK/new-secret"
+unset ACCEPT_NEW_SECRET_KEY
 status=$(me_status)
 stop_server
 echo "GET /v1/me with the old key, new secret.key: $status"

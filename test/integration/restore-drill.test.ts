@@ -31,7 +31,7 @@ function serverUrl(): string {
 
 describe.skipIf(!clientTools)('restore drill', () => {
   it(
-    'a restored database with the backed-up secret.key accepts the old key; a new secret.key does not',
+    'a restored database with the backed-up secret.key accepts the old key; a new secret.key is refused at start, and once adopted the old key is not',
     { timeout: 300_000 },
     async () => {
       const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
@@ -46,6 +46,7 @@ describe.skipIf(!clientTools)('restore drill', () => {
       });
       expect(code, output).toBe(0);
       expect(output).toContain('GET /v1/me with the old key: 200');
+      expect(output).toContain('start with a new secret.key: refused');
       expect(output).toContain('GET /v1/me with the old key, new secret.key: 401');
     },
   );

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { inject } from 'vitest';
+import { TEST_MASTER_SECRET } from './harness.ts';
 
 export interface CliResult {
   code: number;
@@ -17,12 +18,13 @@ export interface CliOptions {
   env?: Record<string, string>;
 }
 
-/** The CLI's environment: the test database, a fixed master secret, warnings only. */
+/** The CLI's environment: the test database, the test apps' master secret, warnings only. */
 export function cliEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: inject('databaseUrl'),
-    SECRET_KEY: 'cli-test-secret-0123456789abcdef',
+    // The apps' master secret: the database records one (store/secret-check.ts), and refuses a start with another.
+    SECRET_KEY: TEST_MASTER_SECRET,
     LOG_LEVEL: 'warn',
   };
   delete env.REDIS_URL;

@@ -62,7 +62,16 @@ export interface HandlerContext<P, Q, B> {
   body: B;
 }
 
-export interface RouteSpec<P, Q, B> {
+/**
+ * How a route appears in the OpenAPI document: as an operation with a readable, unique camelCase
+ * `operationId` (`createScan`, `rotateApiKey`), the name generated clients give its function; or, for a
+ * page and its assets (`/docs`), not at all (`documented: false`): they are not API operations.
+ */
+export type Documented = { operationId: string; documented?: true } | { documented: false; operationId?: never };
+
+export type RouteSpec<P, Q, B> = RouteOptions<P, Q, B> & Documented;
+
+export interface RouteOptions<P, Q, B> {
   access: Access;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
@@ -120,6 +129,8 @@ export interface DeclaredRoute {
   method: Uppercase<Method>;
   path: string;
   access: Access;
+  /** The operation's name in the document; absent for a route left out of it (`documented: false`). */
+  operationId?: string;
   query?: z.ZodType;
   body?: z.ZodType;
   /** Idempotency-Key applies: a POST or PUT, with a bearer (the middleware needs a principal). */
@@ -189,6 +200,7 @@ export class Routes {
       method: method.toUpperCase() as Uppercase<Method>,
       path,
       access: spec.access,
+      ...(spec.documented === false ? {} : { operationId: spec.operationId }),
       query: spec.query,
       body: spec.body,
       // The chain decides: the idempotency middleware is in it, and it acts only with a principal.

@@ -43,7 +43,8 @@ export interface Success {
   headers?: readonly string[];
   /**
    * A server-sent event stream (`text/event-stream`, chosen by `Accept`): each event's name → the
-   * schema of its JSON `data` (a registered resource, or `'Problem'`) and when it is sent.
+   * schema of its JSON `data` (a registered resource, or `'Problem'`) and when it is sent. The document
+   * states it as the operation's `x-event-stream`, not among its responses (api/openapi/paths.ts).
    */
   events?: Readonly<Record<string, { data: z.ZodType | 'Problem'; description: string }>>;
 }

@@ -43,7 +43,8 @@ export interface Success {
   headers?: readonly string[];
   /**
    * A server-sent event stream (`text/event-stream`, chosen by `Accept`): each event's name → the
-   * schema of its JSON `data` (a registered resource, or `'Problem'`) and when it is sent.
+   * schema of its JSON `data` (a registered resource, or `'Problem'`) and when it is sent. The document
+   * states it as the operation's `x-event-stream`, not among its responses (api/openapi/paths.ts).
    */
   events?: Readonly<Record<string, { data: z.ZodType | 'Problem'; description: string }>>;
 }
@@ -62,7 +63,16 @@ export interface HandlerContext<P, Q, B> {
   body: B;
 }
 
-export interface RouteSpec<P, Q, B> {
+/**
+ * How a route appears in the OpenAPI document: as an operation with a readable, unique camelCase
+ * `operationId` (`createScan`, `rotateApiKey`), the name generated clients give its function; or, for a
+ * page and its assets (`/docs`), not at all (`documented: false`): they are not API operations.
+ */
+export type Documented = { operationId: string; documented?: true } | { documented: false; operationId?: never };
+
+export type RouteSpec<P, Q, B> = RouteOptions<P, Q, B> & Documented;
+
+export interface RouteOptions<P, Q, B> {
   access: Access;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
@@ -120,6 +130,8 @@ export interface DeclaredRoute {
   method: Uppercase<Method>;
   path: string;
   access: Access;
+  /** The operation's name in the document; absent for a route left out of it (`documented: false`). */
+  operationId?: string;
   query?: z.ZodType;
   body?: z.ZodType;
   /** Idempotency-Key applies: a POST or PUT, with a bearer (the middleware needs a principal). */
@@ -189,6 +201,7 @@ export class Routes {
       method: method.toUpperCase() as Uppercase<Method>,
       path,
       access: spec.access,
+      ...(spec.documented === false ? {} : { operationId: spec.operationId }),
       query: spec.query,
       body: spec.body,
       // The chain decides: the idempotency middleware is in it, and it acts only with a principal.

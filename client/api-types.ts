@@ -11,7 +11,7 @@ export interface paths {
      * Liveness
      * @description Public: no credential.
      */
-    get: operations['get_healthz'];
+    get: operations['getLiveness'];
     put?: never;
     post?: never;
     delete?: never;
@@ -31,7 +31,7 @@ export interface paths {
      * Liveness (older alias of /healthz)
      * @description Public: no credential.
      */
-    get: operations['get_health'];
+    get: operations['getLivenessAlias'];
     put?: never;
     post?: never;
     delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
      * Readiness
      * @description Public: no credential.
      */
-    get: operations['get_readyz'];
+    get: operations['getReadiness'];
     put?: never;
     post?: never;
     delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
      * Prometheus metrics
      * @description Public: no credential.
      */
-    get: operations['get_metrics'];
+    get: operations['getMetrics'];
     put?: never;
     post?: never;
     delete?: never;
@@ -91,7 +91,7 @@ export interface paths {
      * Get the calling principal
      * @description Any valid credential, an SSO session of no organization included.
      */
-    get: operations['get_v1_me'];
+    get: operations['getMe'];
     put?: never;
     post?: never;
     delete?: never;
@@ -113,7 +113,7 @@ export interface paths {
      * Create an organization
      * @description Any valid credential, an SSO session of no organization included.
      */
-    post: operations['post_v1_organizations'];
+    post: operations['createOrganization'];
     delete?: never;
     options?: never;
     head?: never;
@@ -134,7 +134,7 @@ export interface paths {
      * Delete an organization
      * @description Any valid credential of an organization; no scope.
      */
-    delete: operations['delete_v1_organizations_org_id'];
+    delete: operations['deleteOrganization'];
     options?: never;
     head?: never;
     patch?: never;
@@ -153,7 +153,7 @@ export interface paths {
      * Accept an invite
      * @description Any valid credential, an SSO session of no organization included.
      */
-    post: operations['post_v1_invites_token_accept'];
+    post: operations['acceptInvite'];
     delete?: never;
     options?: never;
     head?: never;
@@ -173,7 +173,7 @@ export interface paths {
      * Revoke an invite
      * @description Requires the `admin` scope (or `admin`).
      */
-    post: operations['post_v1_invites_invite_id_revoke'];
+    post: operations['revokeInvite'];
     delete?: never;
     options?: never;
     head?: never;
@@ -191,13 +191,13 @@ export interface paths {
      * List invites
      * @description Requires the `admin` scope (or `admin`).
      */
-    get: operations['get_v1_invites'];
+    get: operations['listInvites'];
     put?: never;
     /**
      * Create an invite
      * @description Requires the `admin` scope (or `admin`).
      */
-    post: operations['post_v1_invites'];
+    post: operations['createInvite'];
     delete?: never;
     options?: never;
     head?: never;
@@ -215,7 +215,7 @@ export interface paths {
      * List users
      * @description Requires the `admin` scope (or `admin`).
      */
-    get: operations['get_v1_users'];
+    get: operations['listUsers'];
     put?: never;
     post?: never;
     delete?: never;
@@ -238,14 +238,14 @@ export interface paths {
      * Delete a user
      * @description Requires the `admin` scope (or `admin`).
      */
-    delete: operations['delete_v1_users_user_id'];
+    delete: operations['deleteUser'];
     options?: never;
     head?: never;
     /**
      * Update a user
      * @description Requires the `admin` scope (or `admin`).
      */
-    patch: operations['patch_v1_users_user_id'];
+    patch: operations['updateUser'];
     trace?: never;
   };
   '/v1/api-keys/{api_key_id}:rotate': {
@@ -261,7 +261,7 @@ export interface paths {
      * Rotate an API key
      * @description Requires the `api_keys:write` scope (or `admin`).
      */
-    post: operations['post_v1_api_keys_api_key_id_rotate'];
+    post: operations['rotateApiKey'];
     delete?: never;
     options?: never;
     head?: never;
@@ -281,7 +281,7 @@ export interface paths {
      * Revoke an API key
      * @description Requires the `api_keys:write` scope (or `admin`).
      */
-    post: operations['post_v1_api_keys_api_key_id_revoke'];
+    post: operations['revokeApiKey'];
     delete?: never;
     options?: never;
     head?: never;
@@ -299,7 +299,7 @@ export interface paths {
      * Get an API key
      * @description Requires the `api_keys:read` scope (or `admin`).
      */
-    get: operations['get_v1_api_keys_api_key_id'];
+    get: operations['getApiKey'];
     put?: never;
     post?: never;
     delete?: never;
@@ -319,13 +319,13 @@ export interface paths {
      * List API keys
      * @description Requires the `api_keys:read` scope (or `admin`).
      */
-    get: operations['get_v1_api_keys'];
+    get: operations['listApiKeys'];
     put?: never;
     /**
      * Create an API key
      * @description Requires the `api_keys:write` scope (or `admin`).
      */
-    post: operations['post_v1_api_keys'];
+    post: operations['createApiKey'];
     delete?: never;
     options?: never;
     head?: never;
@@ -343,7 +343,7 @@ export interface paths {
      * List audit events
      * @description Requires the `audit:read` scope (or `admin`).
      */
-    get: operations['get_v1_audit_events'];
+    get: operations['listAuditEvents'];
     put?: never;
     post?: never;
     delete?: never;
@@ -365,7 +365,7 @@ export interface paths {
      * Simulate a policy
      * @description Requires the `policies:read` scope (or `admin`).
      */
-    post: operations['post_v1_policies_policy_id_simulate'];
+    post: operations['simulatePolicy'];
     delete?: never;
     options?: never;
     head?: never;
@@ -385,7 +385,7 @@ export interface paths {
      * Backtest a policy
      * @description Requires the `policies:read` scope (or `admin`).
      */
-    post: operations['post_v1_policies_policy_id_backtest'];
+    post: operations['backtestPolicy'];
     delete?: never;
     options?: never;
     head?: never;
@@ -403,18 +403,18 @@ export interface paths {
      * Get a policy
      * @description Requires the `policies:read` scope (or `admin`).
      */
-    get: operations['get_v1_policies_policy_id'];
+    get: operations['getPolicy'];
     /**
      * Replace a policy
      * @description Requires the `policies:write` scope (or `admin`).
      */
-    put: operations['put_v1_policies_policy_id'];
+    put: operations['replacePolicy'];
     post?: never;
     /**
      * Delete a policy
      * @description Requires the `policies:write` scope (or `admin`).
      */
-    delete: operations['delete_v1_policies_policy_id'];
+    delete: operations['deletePolicy'];
     options?: never;
     head?: never;
     patch?: never;
@@ -431,13 +431,13 @@ export interface paths {
      * List policies
      * @description Requires the `policies:read` scope (or `admin`).
      */
-    get: operations['get_v1_policies'];
+    get: operations['listPolicies'];
     put?: never;
     /**
      * Create a policy
      * @description Requires the `policies:write` scope (or `admin`).
      */
-    post: operations['post_v1_policies'];
+    post: operations['createPolicy'];
     delete?: never;
     options?: never;
     head?: never;
@@ -455,13 +455,15 @@ export interface paths {
      * List scans
      * @description Requires the `scans:read` scope (or `admin`).
      */
-    get: operations['get_v1_scans'];
+    get: operations['listScans'];
     put?: never;
     /**
      * Create a scan
      * @description Requires the `scans:write` scope (or `admin`).
+     *
+     *     Streaming: with `Accept: text/event-stream` it answers 200 `text/event-stream` instead. The scan as server-sent events: `detector` events then one terminal `decision` or `error`; the stream then closes. Validation and the policy lookup answer before the stream, as problems. The events and their data schemas: `x-event-stream`.
      */
-    post: operations['post_v1_scans'];
+    post: operations['createScan'];
     delete?: never;
     options?: never;
     head?: never;
@@ -479,7 +481,7 @@ export interface paths {
      * Get a scan
      * @description Requires the `scans:read` scope (or `admin`).
      */
-    get: operations['get_v1_scans_scan_id'];
+    get: operations['getScan'];
     put?: never;
     post?: never;
     delete?: never;
@@ -499,7 +501,7 @@ export interface paths {
      * List detectors
      * @description Any valid credential of an organization; no scope.
      */
-    get: operations['get_v1_detectors'];
+    get: operations['listDetectors'];
     put?: never;
     post?: never;
     delete?: never;
@@ -521,7 +523,7 @@ export interface paths {
      * Rotate a webhook's secret
      * @description Requires the `webhooks:write` scope (or `admin`).
      */
-    post: operations['post_v1_webhooks_webhook_id_rotate_secret'];
+    post: operations['rotateWebhookSecret'];
     delete?: never;
     options?: never;
     head?: never;
@@ -539,7 +541,7 @@ export interface paths {
      * List a webhook's deliveries
      * @description Requires the `webhooks:read` scope (or `admin`).
      */
-    get: operations['get_v1_webhooks_webhook_id_deliveries'];
+    get: operations['listWebhookDeliveries'];
     put?: never;
     post?: never;
     delete?: never;
@@ -561,7 +563,7 @@ export interface paths {
      * Redeliver a webhook delivery
      * @description Requires the `webhooks:write` scope (or `admin`).
      */
-    post: operations['post_v1_webhook_deliveries_delivery_id_redeliver'];
+    post: operations['redeliverWebhookDelivery'];
     delete?: never;
     options?: never;
     head?: never;
@@ -579,14 +581,14 @@ export interface paths {
      * Get a webhook
      * @description Requires the `webhooks:read` scope (or `admin`).
      */
-    get: operations['get_v1_webhooks_webhook_id'];
+    get: operations['getWebhook'];
     put?: never;
     post?: never;
     /**
      * Delete a webhook
      * @description Requires the `webhooks:write` scope (or `admin`).
      */
-    delete: operations['delete_v1_webhooks_webhook_id'];
+    delete: operations['deleteWebhook'];
     options?: never;
     head?: never;
     patch?: never;
@@ -603,13 +605,13 @@ export interface paths {
      * List webhooks
      * @description Requires the `webhooks:read` scope (or `admin`).
      */
-    get: operations['get_v1_webhooks'];
+    get: operations['listWebhooks'];
     put?: never;
     /**
      * Create a webhook
      * @description Requires the `webhooks:write` scope (or `admin`).
      */
-    post: operations['post_v1_webhooks'];
+    post: operations['createWebhook'];
     delete?: never;
     options?: never;
     head?: never;
@@ -627,12 +629,12 @@ export interface paths {
      * Get the organization redaction policy
      * @description Any valid credential of an organization; no scope.
      */
-    get: operations['get_v1_org_redaction_policy'];
+    get: operations['getRedactionPolicy'];
     /**
      * Replace the organization redaction policy
      * @description Requires the `admin` scope (or `admin`).
      */
-    put: operations['put_v1_org_redaction_policy'];
+    put: operations['replaceRedactionPolicy'];
     post?: never;
     delete?: never;
     options?: never;
@@ -653,7 +655,7 @@ export interface paths {
      * Create an evidence upload
      * @description Requires the `labeled_events:write` scope (or `admin`).
      */
-    post: operations['post_v1_evidence_uploads'];
+    post: operations['createEvidenceUpload'];
     delete?: never;
     options?: never;
     head?: never;
@@ -672,7 +674,7 @@ export interface paths {
      * Replace an evidence upload's content
      * @description Public: no credential.
      */
-    put: operations['put_v1_evidence_uploads_storage_key_content'];
+    put: operations['uploadEvidenceContent'];
     post?: never;
     delete?: never;
     options?: never;
@@ -693,7 +695,7 @@ export interface paths {
      * Complete an evidence upload
      * @description Requires the `labeled_events:write` scope (or `admin`).
      */
-    post: operations['post_v1_evidence_uploads_storage_key_complete'];
+    post: operations['completeEvidenceUpload'];
     delete?: never;
     options?: never;
     head?: never;
@@ -713,7 +715,7 @@ export interface paths {
      * Finalize a red-team run
      * @description Requires the `redteam:write` scope (or `admin`).
      */
-    post: operations['post_v1_redteam_runs_run_id_finalize'];
+    post: operations['finalizeRedteamRun'];
     delete?: never;
     options?: never;
     head?: never;
@@ -731,13 +733,13 @@ export interface paths {
      * List a red-team run's findings
      * @description Requires the `redteam:read` scope (or `admin`).
      */
-    get: operations['get_v1_redteam_runs_run_id_findings'];
+    get: operations['listRedteamFindings'];
     put?: never;
     /**
      * Add findings to a red-team run
      * @description Requires the `redteam:write` scope (or `admin`).
      */
-    post: operations['post_v1_redteam_runs_run_id_findings'];
+    post: operations['addRedteamFindings'];
     delete?: never;
     options?: never;
     head?: never;
@@ -755,7 +757,7 @@ export interface paths {
      * Get a red-team run
      * @description Requires the `redteam:read` scope (or `admin`).
      */
-    get: operations['get_v1_redteam_runs_run_id'];
+    get: operations['getRedteamRun'];
     put?: never;
     post?: never;
     delete?: never;
@@ -775,13 +777,13 @@ export interface paths {
      * List red-team runs
      * @description Requires the `redteam:read` scope (or `admin`).
      */
-    get: operations['get_v1_redteam_runs'];
+    get: operations['listRedteamRuns'];
     put?: never;
     /**
      * Create a red-team run
      * @description Requires the `redteam:write` scope (or `admin`).
      */
-    post: operations['post_v1_redteam_runs'];
+    post: operations['createRedteamRun'];
     delete?: never;
     options?: never;
     head?: never;
@@ -799,13 +801,13 @@ export interface paths {
      * List labeled events
      * @description Requires the `labeled_events:read` scope (or `admin`).
      */
-    get: operations['get_v1_labeled_events'];
+    get: operations['listLabeledEvents'];
     put?: never;
     /**
      * Create a labeled event
      * @description Requires the `labeled_events:write` scope (or `admin`).
      */
-    post: operations['post_v1_labeled_events'];
+    post: operations['createLabeledEvent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -823,14 +825,14 @@ export interface paths {
      * Get a labeled event
      * @description Requires the `labeled_events:read` scope (or `admin`).
      */
-    get: operations['get_v1_labeled_events_event_id'];
+    get: operations['getLabeledEvent'];
     put?: never;
     post?: never;
     /**
      * Delete a labeled event
      * @description Requires the `labeled_events:delete` scope (or `admin`).
      */
-    delete: operations['delete_v1_labeled_events_event_id'];
+    delete: operations['deleteLabeledEvent'];
     options?: never;
     head?: never;
     patch?: never;
@@ -847,7 +849,7 @@ export interface paths {
      * Get the analytics summary
      * @description Requires the `analytics:read` scope (or `admin`).
      */
-    get: operations['get_v1_analytics_summary'];
+    get: operations['getAnalyticsSummary'];
     put?: never;
     post?: never;
     delete?: never;
@@ -867,7 +869,7 @@ export interface paths {
      * Get the analytics timeseries
      * @description Requires the `analytics:read` scope (or `admin`).
      */
-    get: operations['get_v1_analytics_timeseries'];
+    get: operations['getAnalyticsTimeseries'];
     put?: never;
     post?: never;
     delete?: never;
@@ -887,7 +889,7 @@ export interface paths {
      * Get the analytics surfaces
      * @description Requires the `analytics:read` scope (or `admin`).
      */
-    get: operations['get_v1_analytics_surfaces'];
+    get: operations['getAnalyticsSurfaces'];
     put?: never;
     post?: never;
     delete?: never;
@@ -907,7 +909,7 @@ export interface paths {
      * Get the analytics detectors
      * @description Requires the `analytics:read` scope (or `admin`).
      */
-    get: operations['get_v1_analytics_detectors'];
+    get: operations['getAnalyticsDetectors'];
     put?: never;
     post?: never;
     delete?: never;
@@ -927,7 +929,7 @@ export interface paths {
      * Get the analytics latency
      * @description Requires the `analytics:read` scope (or `admin`).
      */
-    get: operations['get_v1_analytics_latency'];
+    get: operations['getAnalyticsLatency'];
     put?: never;
     post?: never;
     delete?: never;
@@ -947,13 +949,13 @@ export interface paths {
      * List legacy analyses
      * @description Requires the `scans:read` scope (or `admin`).
      */
-    get: operations['get_v1_legacy_analyses'];
+    get: operations['listLegacyAnalyses'];
     put?: never;
     /**
      * Create a legacy analysis
      * @description Requires the `admin` scope (or `admin`).
      */
-    post: operations['post_v1_legacy_analyses'];
+    post: operations['createLegacyAnalysis'];
     delete?: never;
     options?: never;
     head?: never;
@@ -971,14 +973,14 @@ export interface paths {
      * Get a legacy analysis
      * @description Requires the `scans:read` scope (or `admin`).
      */
-    get: operations['get_v1_legacy_analyses_analysis_id'];
+    get: operations['getLegacyAnalysis'];
     put?: never;
     post?: never;
     /**
      * Delete a legacy analysis
      * @description Requires the `admin` scope (or `admin`).
      */
-    delete: operations['delete_v1_legacy_analyses_analysis_id'];
+    delete: operations['deleteLegacyAnalysis'];
     options?: never;
     head?: never;
     patch?: never;
@@ -995,7 +997,7 @@ export interface paths {
      * Get the legacy usage
      * @description Requires the `scans:read` scope (or `admin`).
      */
-    get: operations['get_v1_legacy_usage'];
+    get: operations['getLegacyUsage'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1015,67 +1017,7 @@ export interface paths {
      * This OpenAPI document
      * @description Public: no credential.
      */
-    get: operations['get_openapi_json'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The API reference page (HTML)
-     * @description Public: no credential.
-     */
-    get: operations['get_docs'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs/assets/swagger-ui-bundle.js': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The reference page’s script
-     * @description Public: no credential.
-     */
-    get: operations['get_docs_assets_swagger_ui_bundle_js'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/docs/assets/swagger-ui.css': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The reference page’s stylesheet
-     * @description Public: no credential.
-     */
-    get: operations['get_docs_assets_swagger_ui_css'];
+    get: operations['getOpenApiDocument'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1099,7 +1041,7 @@ export interface webhooks {
      * `scan.blocked`
      * @description A scan was decided `blocked`. Sent to every active webhook subscribed to the type, and to those named in the deciding rule's `then.notify` whatever they subscribe to; one event per scan. No bearer token: authenticate the sender by `Service-Signature`.
      */
-    post: operations['webhook_scan_blocked'];
+    post: operations['onScanBlocked'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1119,7 +1061,7 @@ export interface webhooks {
      * `scan.flagged`
      * @description A scan was decided `flagged`. Sent to every active webhook subscribed to the type, and to those named in the deciding rule's `then.notify` whatever they subscribe to; one event per scan. No bearer token: authenticate the sender by `Service-Signature`.
      */
-    post: operations['webhook_scan_flagged'];
+    post: operations['onScanFlagged'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1139,7 +1081,7 @@ export interface webhooks {
      * `scan.warned`
      * @description A scan was decided `warned`. Sent to every active webhook subscribed to the type, and to those named in the deciding rule's `then.notify` whatever they subscribe to; one event per scan. No bearer token: authenticate the sender by `Service-Signature`.
      */
-    post: operations['webhook_scan_warned'];
+    post: operations['onScanWarned'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1159,7 +1101,7 @@ export interface webhooks {
      * `scan.allowed`
      * @description A scan was decided `allowed` (observe mode included: `data.decision.observed_action`). Sent to every active webhook subscribed to the type, and to those named in the deciding rule's `then.notify` whatever they subscribe to; one event per scan. No bearer token: authenticate the sender by `Service-Signature`.
      */
-    post: operations['webhook_scan_allowed'];
+    post: operations['onScanAllowed'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1179,7 +1121,7 @@ export interface webhooks {
      * `webhook.failing`
      * @description A webhook's consecutive failed attempts (across its deliveries, reset by any success) reached `WEBHOOK_FAILING_THRESHOLD`: once per failing streak. Sent to every webhook subscribed to it, the failing one included. No bearer token: authenticate the sender by `Service-Signature`.
      */
-    post: operations['webhook_webhook_failing'];
+    post: operations['onWebhookFailing'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2559,6 +2501,21 @@ export interface components {
     OpenApiDocument: {
       /** @constant */
       openapi: '3.1.0';
+      info: {
+        title: string;
+        version: string;
+      } & {
+        [key: string]: unknown;
+      };
+      /** @description The operations, by path template. */
+      paths: {
+        [key: string]: {
+          [key: string]: unknown;
+        };
+      };
+      components: {
+        [key: string]: unknown;
+      };
     } & {
       [key: string]: unknown;
     };
@@ -2603,7 +2560,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  get_healthz: {
+  getLiveness: {
     parameters: {
       query?: never;
       header?: {
@@ -2653,7 +2610,7 @@ export interface operations {
       };
     };
   };
-  get_health: {
+  getLivenessAlias: {
     parameters: {
       query?: never;
       header?: {
@@ -2703,7 +2660,7 @@ export interface operations {
       };
     };
   };
-  get_readyz: {
+  getReadiness: {
     parameters: {
       query?: never;
       header?: {
@@ -2767,7 +2724,7 @@ export interface operations {
       };
     };
   };
-  get_metrics: {
+  getMetrics: {
     parameters: {
       query?: never;
       header?: {
@@ -2845,7 +2802,7 @@ export interface operations {
       };
     };
   };
-  get_v1_me: {
+  getMe: {
     parameters: {
       query?: never;
       header?: {
@@ -2945,7 +2902,7 @@ export interface operations {
       };
     };
   };
-  post_v1_organizations: {
+  createOrganization: {
     parameters: {
       query?: never;
       header?: {
@@ -3141,7 +3098,7 @@ export interface operations {
       };
     };
   };
-  delete_v1_organizations_org_id: {
+  deleteOrganization: {
     parameters: {
       query?: never;
       header?: {
@@ -3283,7 +3240,7 @@ export interface operations {
       };
     };
   };
-  post_v1_invites_token_accept: {
+  acceptInvite: {
     parameters: {
       query?: never;
       header?: {
@@ -3491,7 +3448,7 @@ export interface operations {
       };
     };
   };
-  post_v1_invites_invite_id_revoke: {
+  revokeInvite: {
     parameters: {
       query?: never;
       header?: {
@@ -3671,7 +3628,7 @@ export interface operations {
       };
     };
   };
-  get_v1_invites: {
+  listInvites: {
     parameters: {
       query?: {
         cursor?: string;
@@ -3791,7 +3748,7 @@ export interface operations {
       };
     };
   };
-  post_v1_invites: {
+  createInvite: {
     parameters: {
       query?: never;
       header?: {
@@ -3976,7 +3933,7 @@ export interface operations {
       };
     };
   };
-  get_v1_users: {
+  listUsers: {
     parameters: {
       query?: {
         cursor?: string;
@@ -4096,7 +4053,7 @@ export interface operations {
       };
     };
   };
-  delete_v1_users_user_id: {
+  deleteUser: {
     parameters: {
       query?: never;
       header?: {
@@ -4248,7 +4205,7 @@ export interface operations {
       };
     };
   };
-  patch_v1_users_user_id: {
+  updateUser: {
     parameters: {
       query?: never;
       header?: {
@@ -4442,7 +4399,7 @@ export interface operations {
       };
     };
   };
-  post_v1_api_keys_api_key_id_rotate: {
+  rotateApiKey: {
     parameters: {
       query?: never;
       header?: {
@@ -4625,7 +4582,7 @@ export interface operations {
       };
     };
   };
-  post_v1_api_keys_api_key_id_revoke: {
+  revokeApiKey: {
     parameters: {
       query?: never;
       header?: {
@@ -4805,7 +4762,7 @@ export interface operations {
       };
     };
   };
-  get_v1_api_keys_api_key_id: {
+  getApiKey: {
     parameters: {
       query?: never;
       header?: {
@@ -4933,7 +4890,7 @@ export interface operations {
       };
     };
   };
-  get_v1_api_keys: {
+  listApiKeys: {
     parameters: {
       query?: {
         cursor?: string;
@@ -5053,7 +5010,7 @@ export interface operations {
       };
     };
   };
-  post_v1_api_keys: {
+  createApiKey: {
     parameters: {
       query?: never;
       header?: {
@@ -5250,7 +5207,7 @@ export interface operations {
       };
     };
   };
-  get_v1_audit_events: {
+  listAuditEvents: {
     parameters: {
       query?: {
         cursor?: string;
@@ -5401,7 +5358,7 @@ export interface operations {
       };
     };
   };
-  post_v1_policies_policy_id_simulate: {
+  simulatePolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -5616,7 +5573,7 @@ export interface operations {
       };
     };
   };
-  post_v1_policies_policy_id_backtest: {
+  backtestPolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -5807,7 +5764,7 @@ export interface operations {
       };
     };
   };
-  get_v1_policies_policy_id: {
+  getPolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -5935,7 +5892,7 @@ export interface operations {
       };
     };
   };
-  put_v1_policies_policy_id: {
+  replacePolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -6164,7 +6121,7 @@ export interface operations {
       };
     };
   };
-  delete_v1_policies_policy_id: {
+  deletePolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -6290,7 +6247,7 @@ export interface operations {
       };
     };
   };
-  get_v1_policies: {
+  listPolicies: {
     parameters: {
       query?: {
         cursor?: string;
@@ -6410,7 +6367,7 @@ export interface operations {
       };
     };
   };
-  post_v1_policies: {
+  createPolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -6625,7 +6582,7 @@ export interface operations {
       };
     };
   };
-  get_v1_scans: {
+  listScans: {
     parameters: {
       query?: {
         cursor?: string;
@@ -6761,7 +6718,7 @@ export interface operations {
       };
     };
   };
-  post_v1_scans: {
+  createScan: {
     parameters: {
       query?: never;
       header?: {
@@ -6844,22 +6801,6 @@ export interface operations {
       };
     };
     responses: {
-      /** @description With `Accept: text/event-stream`: the scan as server-sent events, `detector` events then one terminal `decision` or `error`; the stream then closes. Validation and the policy lookup answer before the stream, as problems. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          'Service-Api-Version': components['headers']['ServiceApiVersion'];
-          'RateLimit-Limit': components['headers']['RateLimitLimit'];
-          'RateLimit-Remaining': components['headers']['RateLimitRemaining'];
-          'RateLimit-Reset': components['headers']['RateLimitReset'];
-          'RateLimit-Policy': components['headers']['RateLimitPolicy'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/event-stream': string;
-        };
-      };
       /** @description The scan, decided and stored. */
       201: {
         headers: {
@@ -7035,7 +6976,7 @@ export interface operations {
       };
     };
   };
-  get_v1_scans_scan_id: {
+  getScan: {
     parameters: {
       query?: never;
       header?: {
@@ -7163,7 +7104,7 @@ export interface operations {
       };
     };
   };
-  get_v1_detectors: {
+  listDetectors: {
     parameters: {
       query?: {
         cursor?: string;
@@ -7270,7 +7211,7 @@ export interface operations {
       };
     };
   };
-  post_v1_webhooks_webhook_id_rotate_secret: {
+  rotateWebhookSecret: {
     parameters: {
       query?: never;
       header?: {
@@ -7455,7 +7396,7 @@ export interface operations {
       };
     };
   };
-  get_v1_webhooks_webhook_id_deliveries: {
+  listWebhookDeliveries: {
     parameters: {
       query?: {
         cursor?: string;
@@ -7592,7 +7533,7 @@ export interface operations {
       };
     };
   };
-  post_v1_webhook_deliveries_delivery_id_redeliver: {
+  redeliverWebhookDelivery: {
     parameters: {
       query?: never;
       header?: {
@@ -7774,7 +7715,7 @@ export interface operations {
       };
     };
   };
-  get_v1_webhooks_webhook_id: {
+  getWebhook: {
     parameters: {
       query?: never;
       header?: {
@@ -7902,7 +7843,7 @@ export interface operations {
       };
     };
   };
-  delete_v1_webhooks_webhook_id: {
+  deleteWebhook: {
     parameters: {
       query?: never;
       header?: {
@@ -8028,7 +7969,7 @@ export interface operations {
       };
     };
   };
-  get_v1_webhooks: {
+  listWebhooks: {
     parameters: {
       query?: {
         cursor?: string;
@@ -8148,7 +8089,7 @@ export interface operations {
       };
     };
   };
-  post_v1_webhooks: {
+  createWebhook: {
     parameters: {
       query?: never;
       header?: {
@@ -8325,7 +8266,7 @@ export interface operations {
       };
     };
   };
-  get_v1_org_redaction_policy: {
+  getRedactionPolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -8425,7 +8366,7 @@ export interface operations {
       };
     };
   };
-  put_v1_org_redaction_policy: {
+  replaceRedactionPolicy: {
     parameters: {
       query?: never;
       header?: {
@@ -8600,7 +8541,7 @@ export interface operations {
       };
     };
   };
-  post_v1_evidence_uploads: {
+  createEvidenceUpload: {
     parameters: {
       query?: never;
       header?: {
@@ -8772,7 +8713,7 @@ export interface operations {
       };
     };
   };
-  put_v1_evidence_uploads_storage_key_content: {
+  uploadEvidenceContent: {
     parameters: {
       query?: {
         org?: string;
@@ -8913,7 +8854,7 @@ export interface operations {
       };
     };
   };
-  post_v1_evidence_uploads_storage_key_complete: {
+  completeEvidenceUpload: {
     parameters: {
       query?: never;
       header?: {
@@ -9097,7 +9038,7 @@ export interface operations {
       };
     };
   };
-  post_v1_redteam_runs_run_id_finalize: {
+  finalizeRedteamRun: {
     parameters: {
       query?: never;
       header?: {
@@ -9299,7 +9240,7 @@ export interface operations {
       };
     };
   };
-  get_v1_redteam_runs_run_id_findings: {
+  listRedteamFindings: {
     parameters: {
       query?: {
         cursor?: string;
@@ -9434,7 +9375,7 @@ export interface operations {
       };
     };
   };
-  post_v1_redteam_runs_run_id_findings: {
+  addRedteamFindings: {
     parameters: {
       query?: never;
       header?: {
@@ -9647,7 +9588,7 @@ export interface operations {
       };
     };
   };
-  get_v1_redteam_runs_run_id: {
+  getRedteamRun: {
     parameters: {
       query?: never;
       header?: {
@@ -9775,7 +9716,7 @@ export interface operations {
       };
     };
   };
-  get_v1_redteam_runs: {
+  listRedteamRuns: {
     parameters: {
       query?: {
         cursor?: string;
@@ -9896,7 +9837,7 @@ export interface operations {
       };
     };
   };
-  post_v1_redteam_runs: {
+  createRedteamRun: {
     parameters: {
       query?: never;
       header?: {
@@ -10098,7 +10039,7 @@ export interface operations {
       };
     };
   };
-  get_v1_labeled_events: {
+  listLabeledEvents: {
     parameters: {
       query?: {
         cursor?: string;
@@ -10224,7 +10165,7 @@ export interface operations {
       };
     };
   };
-  post_v1_labeled_events: {
+  createLabeledEvent: {
     parameters: {
       query?: never;
       header?: {
@@ -10547,7 +10488,7 @@ export interface operations {
       };
     };
   };
-  get_v1_labeled_events_event_id: {
+  getLabeledEvent: {
     parameters: {
       query?: never;
       header?: {
@@ -10675,7 +10616,7 @@ export interface operations {
       };
     };
   };
-  delete_v1_labeled_events_event_id: {
+  deleteLabeledEvent: {
     parameters: {
       query?: never;
       header?: {
@@ -10801,7 +10742,7 @@ export interface operations {
       };
     };
   };
-  get_v1_analytics_summary: {
+  getAnalyticsSummary: {
     parameters: {
       query: {
         since: string;
@@ -10921,7 +10862,7 @@ export interface operations {
       };
     };
   };
-  get_v1_analytics_timeseries: {
+  getAnalyticsTimeseries: {
     parameters: {
       query: {
         since: string;
@@ -11042,7 +10983,7 @@ export interface operations {
       };
     };
   };
-  get_v1_analytics_surfaces: {
+  getAnalyticsSurfaces: {
     parameters: {
       query: {
         since: string;
@@ -11162,7 +11103,7 @@ export interface operations {
       };
     };
   };
-  get_v1_analytics_detectors: {
+  getAnalyticsDetectors: {
     parameters: {
       query: {
         since: string;
@@ -11283,7 +11224,7 @@ export interface operations {
       };
     };
   };
-  get_v1_analytics_latency: {
+  getAnalyticsLatency: {
     parameters: {
       query: {
         since: string;
@@ -11404,7 +11345,7 @@ export interface operations {
       };
     };
   };
-  get_v1_legacy_analyses: {
+  listLegacyAnalyses: {
     parameters: {
       query?: {
         cursor?: string;
@@ -11524,7 +11465,7 @@ export interface operations {
       };
     };
   };
-  post_v1_legacy_analyses: {
+  createLegacyAnalysis: {
     parameters: {
       query?: never;
       header?: {
@@ -11695,7 +11636,7 @@ export interface operations {
       };
     };
   };
-  get_v1_legacy_analyses_analysis_id: {
+  getLegacyAnalysis: {
     parameters: {
       query?: never;
       header?: {
@@ -11823,7 +11764,7 @@ export interface operations {
       };
     };
   };
-  delete_v1_legacy_analyses_analysis_id: {
+  deleteLegacyAnalysis: {
     parameters: {
       query?: never;
       header?: {
@@ -11949,7 +11890,7 @@ export interface operations {
       };
     };
   };
-  get_v1_legacy_usage: {
+  getLegacyUsage: {
     parameters: {
       query?: never;
       header?: {
@@ -12062,7 +12003,7 @@ export interface operations {
       };
     };
   };
-  get_openapi_json: {
+  getOpenApiDocument: {
     parameters: {
       query?: never;
       header?: {
@@ -12112,157 +12053,7 @@ export interface operations {
       };
     };
   };
-  get_docs: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Kept and echoed when it matches the pattern; otherwise the server assigns one. */
-        'X-Request-Id'?: components['parameters']['XRequestId'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The API reference page. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      /** @description `request.malformed` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'request.malformed';
-          };
-        };
-      };
-      /** @description `internal.error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'internal.error';
-          };
-        };
-      };
-    };
-  };
-  get_docs_assets_swagger_ui_bundle_js: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Kept and echoed when it matches the pattern; otherwise the server assigns one. */
-        'X-Request-Id'?: components['parameters']['XRequestId'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Swagger UI's swagger-ui-bundle.js. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/javascript': string;
-        };
-      };
-      /** @description `request.malformed` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'request.malformed';
-          };
-        };
-      };
-      /** @description `internal.error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'internal.error';
-          };
-        };
-      };
-    };
-  };
-  get_docs_assets_swagger_ui_css: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Kept and echoed when it matches the pattern; otherwise the server assigns one. */
-        'X-Request-Id'?: components['parameters']['XRequestId'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Swagger UI's swagger-ui.css. */
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'text/css': string;
-        };
-      };
-      /** @description `request.malformed` */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'request.malformed';
-          };
-        };
-      };
-      /** @description `internal.error` */
-      500: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'] & {
-            /** @enum {unknown} */
-            code?: 'internal.error';
-          };
-        };
-      };
-    };
-  };
-  webhook_scan_blocked: {
+  onScanBlocked: {
     parameters: {
       query?: never;
       header: {
@@ -12304,7 +12095,7 @@ export interface operations {
       };
     };
   };
-  webhook_scan_flagged: {
+  onScanFlagged: {
     parameters: {
       query?: never;
       header: {
@@ -12346,7 +12137,7 @@ export interface operations {
       };
     };
   };
-  webhook_scan_warned: {
+  onScanWarned: {
     parameters: {
       query?: never;
       header: {
@@ -12388,7 +12179,7 @@ export interface operations {
       };
     };
   };
-  webhook_scan_allowed: {
+  onScanAllowed: {
     parameters: {
       query?: never;
       header: {
@@ -12430,7 +12221,7 @@ export interface operations {
       };
     };
   };
-  webhook_webhook_failing: {
+  onWebhookFailing: {
     parameters: {
       query?: never;
       header: {

@@ -92,10 +92,6 @@ export function createClient(options: ClientOptions) {
       /** Prometheus metrics (text), where the deployment exposes them. */
       metrics: op('GET /metrics'),
       openapi: op('GET /openapi.json'),
-      /** The API reference page (HTML) and its assets. */
-      referencePage: op('GET /docs'),
-      referenceScript: op('GET /docs/assets/swagger-ui-bundle.js'),
-      referenceStyles: op('GET /docs/assets/swagger-ui.css'),
     },
     me: { get: op('GET /v1/me') },
     organizations: {

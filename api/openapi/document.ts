@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { DeclaredRoute } from '../route.ts';
 import { components, scopeList } from './components.ts';
-import { paths, tagOf, templateOf } from './paths.ts';
+import { documentedRoutes, paths, tagOf, templateOf } from './paths.ts';
 import { TAG_DESCRIPTIONS } from './summary.ts';
 import { webhookOperations } from './webhooks.ts';
 
@@ -25,7 +25,7 @@ function packageInfo(): { name: string; version: string; description?: string } 
 
 /** The tags of the operations, in order of first use, each with its description. */
 function tags(routes: readonly DeclaredRoute[]): { name: string; description?: string }[] {
-  const names = [...new Set(routes.map((r) => tagOf(templateOf(r.path))))];
+  const names = [...new Set(documentedRoutes(routes).map((r) => tagOf(templateOf(r.path))))];
   return names.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { resourceName } from '../resources.ts';
 import type { DeclaredRoute, Success } from '../route.ts';
 import { problemResponse, ref, responseHeaders } from './components.ts';
+import { REQUEST_EXAMPLES } from './examples.ts';
 import { problemsOf } from './problems.ts';
 import { summaryOf } from './summary.ts';
 
@@ -34,12 +35,6 @@ export function requestSchema(schema: z.ZodType): Json {
     unrepresentable: 'any',
   }) as Json;
   return rest;
-}
-
-/** `get_v1_api_keys_api_key_id_rotate` for `GET /v1/api-keys/{api_key_id}:rotate`: unique per route. */
-export function operationId(method: string, template: string): string {
-  const words = template.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return [method.toLowerCase(), ...words].join('_');
 }
 
 /** The tag of an operation: the resource after `/v1/`, or `service` for the unversioned routes. */
@@ -83,7 +78,6 @@ function successResponse(r: DeclaredRoute, s: Success): Json {
   if (s.body) content['application/json'] = { schema: ref('schemas', resourceName(s.body)) };
   for (const [media, description] of Object.entries(s.other ?? {}))
     content[media] = { schema: { type: 'string', description } };
-  if (s.events) content['text/event-stream'] = eventStream(s.events);
   const headers = responseHeaders(r.unmetered === true);
   for (const h of s.headers ?? []) headers[h] = ref('headers', h);
   if (r.idempotent) headers['Idempotent-Replayed'] = ref('headers', 'Idempotent-Replayed');
@@ -95,20 +89,24 @@ function successResponse(r: DeclaredRoute, s: Success): Json {
 }
 
 /**
- * A `text/event-stream` content: the framing in the schema's description, and each event's `data`
- * schema under `x-events` (OpenAPI 3.1 has no keyword for the events of a stream).
+ * The server-sent event stream a route answers instead of JSON when asked (`Accept:
+ * text/event-stream`), stated as the operation's `x-event-stream` and in its description, not among
+ * its `responses`: generators turn an operation with a `text/event-stream` response into a streaming
+ * call that sends no such `Accept` (so it reads JSON as zero events), and Swagger UI's "Try it out"
+ * asks for the first success response's media type, the stream's 200 coming before JSON's 201. Left
+ * out, every generated call and the reference page default to the JSON answer; the stream keeps its
+ * status, framing, and each event's `data` schema (OpenAPI 3.1 has no keyword for a stream's events).
  */
-function eventStream(events: NonNullable<Success['events']>): Json {
-  const names = Object.keys(events).map((e) => `\`${e}\``);
+function eventStream(s: Success & { events: NonNullable<Success['events']> }): Json {
+  const names = Object.keys(s.events).map((e) => `\`${e}\``);
   return {
-    schema: {
-      type: 'string',
-      description:
-        'Server-sent events: each `id: <n>` (increasing), `event: <name>`, one `data: <JSON>` line and a ' +
-        `blank line. Events: ${names.join(', ')} (their data schemas in \`x-events\`).`,
-    },
-    'x-events': Object.fromEntries(
-      Object.entries(events).map(([name, e]) => [
+    status: s.status,
+    mediaType: 'text/event-stream',
+    description:
+      `${s.description ?? 'Server-sent events.'} Framing: each event is \`id: <n>\` (increasing), ` +
+      `\`event: <name>\`, one \`data: <JSON>\` line and a blank line. Events: ${names.join(', ')}.`,
+    events: Object.fromEntries(
+      Object.entries(s.events).map(([name, e]) => [
         name,
         {
           description: e.description,
@@ -119,9 +117,14 @@ function eventStream(events: NonNullable<Success['events']>): Json {
   };
 }
 
+/** The success a route streams instead of JSON (`Accept: text/event-stream`), if any. */
+function streamOf(r: DeclaredRoute): (Success & { events: NonNullable<Success['events']> }) | undefined {
+  return r.responds.find((s): s is Success & { events: NonNullable<Success['events']> } => s.events !== undefined);
+}
+
 function responses(r: DeclaredRoute): Json {
   const out: Json = {};
-  for (const s of r.responds) out[String(s.status)] = successResponse(r, s);
+  for (const s of r.responds) if (!s.events) out[String(s.status)] = successResponse(r, s);
   for (const [status, codes] of problemsOf(r)) out[String(status)] = problemResponse(status, codes);
   return out;
 }
@@ -136,14 +139,20 @@ function requestBody(r: DeclaredRoute): Json | undefined {
     };
   if (!r.body) return undefined;
   // A body that accepts `{}` may be left out (the route reads an absent body as `{}`).
+  const examples =
+    r.operationId && REQUEST_EXAMPLES[r.operationId] ? { examples: REQUEST_EXAMPLES[r.operationId] } : {};
   return {
     required: !r.body.safeParse({}).success,
-    content: { 'application/json': { schema: requestSchema(r.body) } },
+    content: { 'application/json': { schema: requestSchema(r.body), ...examples } },
   };
 }
 
-/** One route's operation object. */
+/**
+ * One route's operation object.
+ * @throws Error for a route without an `operationId` (one left out of the document has none).
+ */
 export function operation(r: DeclaredRoute): Json {
+  if (!r.operationId) throw new Error(`${r.method} ${r.path} has no operationId`);
   const template = templateOf(r.path);
   const sec = security(r.access);
   const parameters: Json[] = paramsOf(template).map((name) => ({
@@ -157,23 +166,34 @@ export function operation(r: DeclaredRoute): Json {
   if (!r.unmetered) parameters.push(ref('parameters', 'ServiceApiVersion'));
   if (r.idempotent) parameters.push(ref('parameters', 'IdempotencyKey'));
   const body = requestBody(r);
+  const stream = streamOf(r);
+  const streaming = stream
+    ? `\n\nStreaming: with \`Accept: text/event-stream\` it answers ${stream.status} \`text/event-stream\` instead. ` +
+      `${stream.description ?? ''} The events and their data schemas: \`x-event-stream\`.`
+    : '';
   return {
-    operationId: operationId(r.method, template),
+    operationId: r.operationId,
     summary: summaryOf(r, template),
     tags: [tagOf(template)],
-    description: sec.note,
+    description: sec.note + streaming,
     security: sec.security,
     ...(sec.scope ? { 'x-required-scope': sec.scope } : {}),
     parameters,
     ...(body ? { requestBody: body } : {}),
     responses: responses(r),
+    ...(stream ? { 'x-event-stream': eventStream(stream) } : {}),
   };
 }
 
-/** `paths`: every declared route, under its template and lower-case method. */
+/** The routes the document states: all but pages (`documented: false`, which have no operationId). */
+export function documentedRoutes(routes: readonly DeclaredRoute[]): DeclaredRoute[] {
+  return routes.filter((r) => r.operationId !== undefined);
+}
+
+/** `paths`: every documented route, under its template and lower-case method. */
 export function paths(routes: readonly DeclaredRoute[]): Json {
   const out: Record<string, Json> = {};
-  for (const r of routes) {
+  for (const r of documentedRoutes(routes)) {
     const template = templateOf(r.path);
     (out[template] ??= {})[r.method.toLowerCase()] = operation(r);
   }

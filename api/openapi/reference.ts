@@ -64,9 +64,10 @@ function assetReader(file: string): () => Buffer {
   return () => (body ??= readFileSync(path.join(DIST, file)));
 }
 
-/** Declares `GET /docs` and its assets: public, documented as the HTML, JavaScript and CSS they are. */
+/** Declares `GET /docs` and its assets: public; a page, not API operations, so not in the document. */
 export function referenceRoutes(routes: Routes): void {
   routes.get('/docs', {
+    documented: false,
     access: 'public',
     staticFile: true,
     responds: { status: 200, description: 'The API reference page.', other: { 'text/html': 'The page.' } },
@@ -76,6 +77,7 @@ export function referenceRoutes(routes: Routes): void {
   for (const [route, { file, type }] of Object.entries(DOCS_ASSETS)) {
     const read = assetReader(file);
     routes.get(route, {
+      documented: false,
       access: 'public',
       staticFile: true,
       responds: { status: 200, description: `Swagger UI's ${file}.`, other: { [type]: file } },

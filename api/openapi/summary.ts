@@ -12,9 +12,6 @@ const FIXED: Readonly<Record<string, string>> = {
   'GET /readyz': 'Readiness',
   'GET /metrics': 'Prometheus metrics',
   'GET /openapi.json': 'This OpenAPI document',
-  'GET /docs': 'The API reference page (HTML)',
-  'GET /docs/assets/swagger-ui-bundle.js': 'The reference page’s script',
-  'GET /docs/assets/swagger-ui.css': 'The reference page’s stylesheet',
   'GET /v1/me': 'Get the calling principal',
 };
 

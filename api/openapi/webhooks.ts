@@ -94,7 +94,8 @@ function responses(): Json {
 function operation(type: WebhookEventType): Json {
   const isScan = type.startsWith('scan.');
   return {
-    operationId: `webhook_${type.replace('.', '_')}`,
+    // `scan.blocked` → `onScanBlocked`: camelCase, like the operations' names.
+    operationId: `on${type.replace(/(?:^|[._])(\w)/g, (_m, c: string) => c.toUpperCase())}`,
     tags: ['webhooks'],
     summary: `\`${type}\``,
     description: `${WHEN[type]}${isScan ? ` ${SCAN_RECIPIENTS}` : ''} No bearer token: authenticate the sender by \`Service-Signature\`.`,

@@ -17,7 +17,7 @@ export type Detectors = components['schemas']['AnalyticsDetectors'];
 /** Latency percentiles per bucket with scans. */
 export type Latency = components['schemas']['AnalyticsLatency'];
 /** A time-series bucket width the API takes. */
-export type Bucket = operations['get_v1_analytics_timeseries']['parameters']['query']['bucket'];
+export type Bucket = operations['getAnalyticsTimeseries']['parameters']['query']['bucket'];
 /** The actions in the order the page shows them (the least to the most severe). */
 export const ACTIONS_ASCENDING: readonly Action[] = [...ACTIONS].reverse();
 /** The bucket widths, narrowest first. */

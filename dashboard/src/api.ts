@@ -20,9 +20,9 @@ export type ApiKey = components['schemas']['ApiKey'];
 /** A key just created: the one answer that carries its secret. */
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
 /** What `POST /v1/api-keys` takes. */
-export type CreateApiKeyBody = operations['post_v1_api_keys']['requestBody']['content']['application/json'];
+export type CreateApiKeyBody = operations['createApiKey']['requestBody']['content']['application/json'];
 
-type ScanBody = operations['post_v1_scans']['requestBody']['content']['application/json'];
+type ScanBody = operations['createScan']['requestBody']['content']['application/json'];
 /** Where scanned content comes from (`surface`). */
 export type Surface = ScanBody['surface'];
 /** Which models a scan runs (`options.tier`). */

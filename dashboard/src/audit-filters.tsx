@@ -3,10 +3,7 @@ import { FilterForm, named, useFilterFields } from './filter-form.tsx';
 import { instant } from './format.ts';
 
 /** What `GET /v1/audit-events` filters on (its query, less the paging). */
-export type AuditQuery = Omit<
-  NonNullable<operations['get_v1_audit_events']['parameters']['query']>,
-  'cursor' | 'limit'
->;
+export type AuditQuery = Omit<NonNullable<operations['listAuditEvents']['parameters']['query']>, 'cursor' | 'limit'>;
 type Kind = NonNullable<AuditQuery['kind']>;
 type ResourceType = NonNullable<AuditQuery['resource_type']>;
 

@@ -6,7 +6,7 @@ import { ProblemView } from './problem-view.tsx';
 /** A policy as the API answers it. */
 export type Policy = components['schemas']['Policy'];
 /** What create (`POST /v1/policies`) and replace (`PUT /v1/policies/{id}`) take. */
-type PolicyBody = operations['post_v1_policies']['requestBody']['content']['application/json'];
+type PolicyBody = operations['createPolicy']['requestBody']['content']['application/json'];
 
 /** A new policy's starting point: one rule of each common kind, to edit rather than to write from nothing. */
 const TEMPLATE: PolicyBody = {

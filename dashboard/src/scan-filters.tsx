@@ -3,7 +3,7 @@ import { FilterForm, named, useFilterFields } from './filter-form.tsx';
 import { instant, localInput } from './format.ts';
 
 /** What `GET /v1/scans` filters on (its query, less the cursor): every filter the route takes, and the page size. */
-export type ScanQuery = Omit<NonNullable<operations['get_v1_scans']['parameters']['query']>, 'cursor'>;
+export type ScanQuery = Omit<NonNullable<operations['listScans']['parameters']['query']>, 'cursor'>;
 
 /** The page sizes offered (the route allows 1–200, default 50). */
 const PAGE_SIZES = ['25', '50', '100', '200'];

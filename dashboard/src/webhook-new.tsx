@@ -8,7 +8,7 @@ export type Webhook = components['schemas']['Webhook'];
 export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
 /** An event type a webhook can subscribe to. */
 export type EventType = Webhook['events'][number];
-type CreateWebhookBody = operations['post_v1_webhooks']['requestBody']['content']['application/json'];
+type CreateWebhookBody = operations['createWebhook']['requestBody']['content']['application/json'];
 
 /**
  * What each event type is sent for, in the order the API documents them. A record, so the compiler

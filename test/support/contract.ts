@@ -54,15 +54,18 @@ export class Contract {
     const name = `${req.method} ${template}`;
     const status = res.statusCode;
     const fail = (problem: string) => this.record({ operation: name, status, problem });
-    const documented = op.responses[String(status)] as Json | undefined;
-    if (!documented) return fail(`status ${status} is not documented`);
     const media = String(res.getHeader('content-type') ?? '')
       .split(';')[0]!
       .trim();
+    // The stream an operation answers when asked is stated apart from its responses (api/openapi/paths.ts).
+    const stream = op['x-event-stream'] as Json | undefined;
+    if (media === 'text/event-stream' && stream?.status === status)
+      return this.checkEvents(name, status, stream.events as Json, body.toString('utf8'), fail);
+    const documented = op.responses[String(status)] as Json | undefined;
+    if (!documented) return fail(`status ${status} is not documented`);
     if (!media || body.length === 0) return;
     const content = documented.content?.[media] as Json | undefined;
     if (!content) return fail(`${media} is not documented for ${status}`);
-    if (media === 'text/event-stream') return this.checkEvents(name, status, content, body.toString('utf8'), fail);
     if (!/json$/.test(media)) return;
     let parsed: unknown;
     try {
@@ -78,13 +81,12 @@ export class Contract {
   }
 
   /** Each event of a stream: a name the document lists, and `data` that validates against its schema. */
-  private checkEvents(name: string, status: number, content: Json, text: string, fail: (p: string) => void): void {
-    const events = (content['x-events'] ?? {}) as Record<string, Json>;
+  private checkEvents(name: string, status: number, events: Json, text: string, fail: (p: string) => void): void {
     for (const frame of text.split(/\n\n/)) {
       const event = /^event: (.*)$/m.exec(frame)?.[1];
       const data = /^data: (.*)$/m.exec(frame)?.[1];
       if (event === undefined || data === undefined) continue;
-      const declared = events[event];
+      const declared = events[event] as Json | undefined;
       if (!declared) {
         fail(`event ${event} is not documented`);
         continue;

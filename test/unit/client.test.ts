@@ -58,7 +58,7 @@ describe('method types (checked by tsc)', () => {
     expectTypeOf(client.apiKeys.create).returns.resolves.toEqualTypeOf<components['schemas']['ApiKeyWithSecret']>();
     expectTypeOf(client.apiKeys.iterate).returns.toEqualTypeOf<AsyncGenerator<ApiKey>>();
     expectTypeOf(client.scans.create).returns.resolves.toEqualTypeOf<components['schemas']['Scan']>();
-    expectTypeOf(client.service.referencePage).returns.resolves.toEqualTypeOf<string>();
+    expectTypeOf(client.service.metrics).returns.resolves.toEqualTypeOf<string>();
     expectTypeOf(client.apiKeys.revoke).returns.resolves.toEqualTypeOf<undefined>();
   });
 

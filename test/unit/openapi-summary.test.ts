@@ -34,6 +34,6 @@ describe('operation summaries', () => {
   it('name singletons and the service routes', () => {
     expect(summary('GET', '/v1/org/redaction-policy')).toBe('Get the organization redaction policy');
     expect(summary('GET', '/healthz')).toBe('Liveness');
-    expect(summary('GET', '/docs')).toBe('The API reference page (HTML)');
+    expect(summary('GET', '/openapi.json')).toBe('This OpenAPI document');
   });
 });

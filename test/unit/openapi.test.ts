@@ -22,10 +22,18 @@ const route = (r: Omit<DeclaredRoute, 'responds' | 'errors'> & Partial<DeclaredR
 
 /** A small route table of every kind the generator tells apart. */
 const ROUTES: DeclaredRoute[] = (<Parameters<typeof route>[0][]>[
-  { method: 'GET', path: '/healthz', access: 'public', unmetered: true, responds: [{ status: 200, body: thing }] },
+  {
+    method: 'GET',
+    path: '/healthz',
+    operationId: 'getHealth',
+    access: 'public',
+    unmetered: true,
+    responds: [{ status: 200, body: thing }],
+  },
   {
     method: 'GET',
     path: '/v1/things',
+    operationId: 'listThings',
     access: 'scans:read',
     query: listQuery,
     responds: [{ status: 200, body: thing }],
@@ -33,6 +41,7 @@ const ROUTES: DeclaredRoute[] = (<Parameters<typeof route>[0][]>[
   {
     method: 'POST',
     path: '/v1/things',
+    operationId: 'createThing',
     access: 'scans:write',
     body: createBody,
     idempotent: true,
@@ -50,16 +59,30 @@ const ROUTES: DeclaredRoute[] = (<Parameters<typeof route>[0][]>[
   {
     method: 'POST',
     path: '/v1/things/:thing_id\\:rotate',
+    operationId: 'rotateThing',
     access: 'scans:write',
     body: z.strictObject({}),
     idempotent: true,
     responds: [{ status: 200, body: thing }],
   },
-  { method: 'DELETE', path: '/v1/things/:thing_id', access: 'authenticated', responds: [{ status: 204 }] },
-  { method: 'PUT', path: '/v1/uploads/:storage_key/content', access: 'public', rawBody: true },
+  {
+    method: 'DELETE',
+    path: '/v1/things/:thing_id',
+    operationId: 'deleteThing',
+    access: 'authenticated',
+    responds: [{ status: 204 }],
+  },
+  {
+    method: 'PUT',
+    path: '/v1/uploads/:storage_key/content',
+    operationId: 'uploadThing',
+    access: 'public',
+    rawBody: true,
+  },
   {
     method: 'GET',
     path: '/v1/things/:thing_id',
+    operationId: 'getThing',
     access: 'scans:read',
     params: true,
     responds: [{ status: 200, body: thing }],
@@ -73,6 +96,14 @@ describe('the OpenAPI generator', () => {
   it('writes Express paths as OpenAPI templates', () => {
     expect(templateOf('/v1/api-keys/:api_key_id\\:rotate')).toBe('/v1/api-keys/{api_key_id}:rotate');
     expect(templateOf('/v1/uploads/:storage_key/content')).toBe('/v1/uploads/{storage_key}/content');
+  });
+
+  it('names each operation by its operationId, and leaves out a route without one (a page)', () => {
+    const page = route({ method: 'GET', path: '/docs', access: 'public', unmetered: true });
+    const doc = openApiDocument([...ROUTES, page]);
+    expect(doc.paths).not.toHaveProperty('/docs');
+    expect((doc.paths['/v1/things'] as Json).post.operationId).toBe('createThing');
+    expect(() => op(page)).toThrow(/no operationId/);
   });
 
   it('builds a valid OpenAPI 3.1 document', async () => {
@@ -118,7 +149,6 @@ describe('the OpenAPI generator', () => {
     expect(refs(upload!)).not.toContain('#/components/parameters/IdempotencyKey');
     expect(refs(health!)).not.toContain('#/components/parameters/ServiceApiVersion');
     expect(Object.keys(create!.responses)).toEqual([
-      '200',
       '201',
       '400',
       '401',
@@ -132,11 +162,15 @@ describe('the OpenAPI generator', () => {
     ]);
     expect(Object.keys(create!.responses['201'].content)).toEqual(['application/json']);
     expect(create!.responses['201'].headers).toHaveProperty('Location');
-    const stream = create!.responses['200'].content['text/event-stream'];
-    expect(stream['x-events']).toEqual({
+    // The stream is stated apart from the responses, so generated calls and Swagger UI default to JSON.
+    const stream = create!['x-event-stream'];
+    expect(stream).toMatchObject({ status: 200, mediaType: 'text/event-stream' });
+    expect(stream.events).toEqual({
       progress: { description: 'Progress.', schema: { $ref: '#/components/schemas/UnitTestThing' } },
       error: { description: 'Terminal.', schema: { $ref: '#/components/schemas/Problem' } },
     });
+    expect(create!.description).toContain('`Accept: text/event-stream`');
+    expect(list!).not.toHaveProperty('x-event-stream');
     expect(Object.keys(rotate!.responses)[0]).toBe('200');
     expect(remove!.responses['204']).not.toHaveProperty('content');
     expect(create!.responses['201'].headers).toHaveProperty('Idempotent-Replayed');

@@ -32,6 +32,7 @@ export function analyticsRoutes(routes: Routes, s: AppServices, engine: ScanEngi
   const categoryOf = (name: string) => engine.registry.get(name)?.category ?? null;
 
   routes.get('/v1/analytics/summary', {
+    operationId: 'getAnalyticsSummary',
     access,
     query: windowQuery,
     responds: { status: 200, body: AnalyticsSummary },
@@ -41,6 +42,7 @@ export function analyticsRoutes(routes: Routes, s: AppServices, engine: ScanEngi
     },
   });
   routes.get('/v1/analytics/timeseries', {
+    operationId: 'getAnalyticsTimeseries',
     access,
     query: bucketedQuery,
     responds: { status: 200, body: AnalyticsTimeSeries },
@@ -51,6 +53,7 @@ export function analyticsRoutes(routes: Routes, s: AppServices, engine: ScanEngi
     },
   });
   routes.get('/v1/analytics/surfaces', {
+    operationId: 'getAnalyticsSurfaces',
     access,
     query: windowQuery,
     responds: { status: 200, body: AnalyticsSurfaces },
@@ -60,6 +63,7 @@ export function analyticsRoutes(routes: Routes, s: AppServices, engine: ScanEngi
     },
   });
   routes.get('/v1/analytics/detectors', {
+    operationId: 'getAnalyticsDetectors',
     access,
     query: topDetectorsQuery,
     responds: { status: 200, body: AnalyticsDetectors },
@@ -69,6 +73,7 @@ export function analyticsRoutes(routes: Routes, s: AppServices, engine: ScanEngi
     },
   });
   routes.get('/v1/analytics/latency', {
+    operationId: 'getAnalyticsLatency',
     access,
     query: bucketedQuery,
     responds: { status: 200, body: AnalyticsLatency },

@@ -29,6 +29,7 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.post('/v1/api-keys/:api_key_id\\:rotate', {
+    operationId: 'rotateApiKey',
     access: 'api_keys:write',
     params: apiKeyIdParams,
     body: emptyBody,
@@ -41,6 +42,7 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.post('/v1/api-keys/:api_key_id\\:revoke', {
+    operationId: 'revokeApiKey',
     access: 'api_keys:write',
     params: apiKeyIdParams,
     body: emptyBody,
@@ -53,6 +55,7 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/api-keys/:api_key_id', {
+    operationId: 'getApiKey',
     access: 'api_keys:read',
     params: apiKeyIdParams,
     responds: { status: 200, body: apiKeySchema },
@@ -63,6 +66,7 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/api-keys', {
+    operationId: 'listApiKeys',
     access: 'api_keys:read',
     query: listApiKeysQuery,
     responds: { status: 200, body: apiKeyPageSchema },
@@ -84,6 +88,7 @@ export function apiKeyRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.post('/v1/api-keys', {
+    operationId: 'createApiKey',
     access: 'api_keys:write',
     body: createApiKeyBody,
     responds: { status: 201, body: apiKeyWithSecretSchema, headers: ['Location'] },

@@ -26,6 +26,7 @@ function nextUrl(req: Request, cursor: string): string {
  */
 export function auditEventRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/audit-events', {
+    operationId: 'listAuditEvents',
     access: 'audit:read',
     query: listAuditEventsQuery,
     responds: {

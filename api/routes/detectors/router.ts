@@ -17,6 +17,7 @@ const offsetPosition = z.object({ offset: z.number().int().min(0) });
  */
 export function detectorRoutes(routes: Routes, s: AppServices, engine: ScanEngine): void {
   routes.get('/v1/detectors', {
+    operationId: 'listDetectors',
     access: 'authenticated',
     query: pageQuery,
     responds: { status: 200, body: detectorPageSchema },

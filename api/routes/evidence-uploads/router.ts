@@ -40,6 +40,7 @@ export function evidenceUploadRoutes(routes: Routes, deps: EvidenceDeps, uploadL
   // nothing when the check could not finish (a database error), so the handler checks again.
   const checked = new WeakMap<Request, EvidenceUploadRow | ProblemError>();
   routes.post('/v1/evidence-uploads', {
+    operationId: 'createEvidenceUpload',
     access: 'labeled_events:write',
     body: createEvidenceUploadBody,
     responds: { status: 201, body: EvidenceUploadCreated },
@@ -51,6 +52,7 @@ export function evidenceUploadRoutes(routes: Routes, deps: EvidenceDeps, uploadL
   });
 
   routes.put('/v1/evidence-uploads/:storage_key/content', {
+    operationId: 'uploadEvidenceContent',
     access: 'public',
     rawBody: true,
     params: storageKeyParams,
@@ -94,6 +96,7 @@ export function evidenceUploadRoutes(routes: Routes, deps: EvidenceDeps, uploadL
   });
 
   routes.post('/v1/evidence-uploads/:storage_key\\:complete', {
+    operationId: 'completeEvidenceUpload',
     access: 'labeled_events:write',
     params: storageKeyParams,
     body: emptyBody,

@@ -6,7 +6,7 @@ import { entries } from '../../../lib/error-catalogue.ts';
 import { Errors } from '../../../lib/errors.ts';
 import type { RateLimiter } from '../../../services/rate-limiter.ts';
 import { databaseReady } from '../../../services/readiness.ts';
-import type { Routes, RouteSpec } from '../../route.ts';
+import type { RouteOptions, Routes } from '../../route.ts';
 import { livenessSchema, readinessSchema } from './schema.ts';
 
 const live: z.output<typeof livenessSchema> = { status: 'ok' };
@@ -19,14 +19,16 @@ const ready: z.output<typeof readinessSchema> = { status: 'ok', checks: { databa
  * token has a budget of its own, of wrong tokens per address (`checkMetricsToken`).
  */
 export function healthRoutes(routes: Routes, s: AppServices): void {
-  const liveness: RouteSpec<unknown, unknown, undefined> = {
+  const liveness: RouteOptions<unknown, unknown, undefined> = {
     access: 'public',
     probe: true,
     responds: { status: 200, body: livenessSchema },
     handler: ({ res }) => void res.json(live),
   };
-  routes.get('/healthz', liveness).get('/health', liveness);
+  routes.get('/healthz', { ...liveness, operationId: 'getLiveness' });
+  routes.get('/health', { ...liveness, operationId: 'getLivenessAlias' });
   routes.get('/readyz', {
+    operationId: 'getReadiness',
     access: 'public',
     probe: true,
     responds: { status: 200, body: readinessSchema },
@@ -41,6 +43,7 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
   const token = s.config.METRICS_TOKEN ? Buffer.from(`Bearer ${s.config.METRICS_TOKEN}`) : null;
   if (s.config.METRICS_ENABLED)
     routes.get('/metrics', {
+      operationId: 'getMetrics',
       access: 'public',
       probe: true,
       responds: {

@@ -29,6 +29,7 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
   const actor = (req: Request) => ({ id: req.principal!.actor_id, requestId: req.id });
 
   routes.post('/v1/invites/:token\\:accept', {
+    operationId: 'acceptInvite',
     access: 'identified',
     params: inviteTokenParams,
     body: emptyBody,
@@ -52,6 +53,7 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.post('/v1/invites/:invite_id\\:revoke', {
+    operationId: 'revokeInvite',
     access: 'admin',
     params: inviteIdParams,
     body: emptyBody,
@@ -64,6 +66,7 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/invites', {
+    operationId: 'listInvites',
     access: 'admin',
     query: listInvitesQuery,
     responds: { status: 200, body: invitePageSchema },
@@ -76,6 +79,7 @@ export function inviteRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.post('/v1/invites', {
+    operationId: 'createInvite',
     access: 'admin',
     body: createInviteBody,
     responds: { status: 201, body: createdInviteSchema },

@@ -33,6 +33,7 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
   const deps: LabeledEventDeps = { db: s.db, clock: s.clock, redaction: s.redaction };
 
   routes.post('/v1/labeled-events', {
+    operationId: 'createLabeledEvent',
     access: 'labeled_events:write',
     body: appendBody,
     responds: { status: 201, body: LabeledEventsAppended, description: 'Every event was stored.' },
@@ -49,6 +50,7 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/labeled-events', {
+    operationId: 'listLabeledEvents',
     access: 'labeled_events:read',
     query: listQuery,
     responds: { status: 200, body: LabeledEventPage },
@@ -68,6 +70,7 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/labeled-events/:event_id', {
+    operationId: 'getLabeledEvent',
     access: 'labeled_events:read',
     params: eventIdParams,
     responds: { status: 200, body: LabeledEvent },
@@ -78,6 +81,7 @@ export function labeledEventRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.delete('/v1/labeled-events/:event_id', {
+    operationId: 'deleteLabeledEvent',
     access: 'labeled_events:delete',
     params: eventIdParams,
     responds: { status: 204, description: 'Deleted.' },

@@ -35,6 +35,7 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   const actor = (req: Request) => ({ id: req.principal!.actor_id, requestId: req.id });
 
   routes.post('/v1/legacy-analyses', {
+    operationId: 'createLegacyAnalysis',
     access: 'admin',
     body: createAnalysisBody,
     responds: { status: 201, body: LegacyAnalysis, description: 'The new session.', headers: ['Location'] },
@@ -45,6 +46,7 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/legacy-analyses', {
+    operationId: 'listLegacyAnalyses',
     access: 'scans:read',
     query: listAnalysesQuery,
     responds: { status: 200, body: LegacyAnalysisPage },
@@ -61,6 +63,7 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/legacy-analyses/:analysis_id', {
+    operationId: 'getLegacyAnalysis',
     access: 'scans:read',
     params: analysisIdParams,
     responds: { status: 200, body: LegacyAnalysis },
@@ -71,6 +74,7 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.delete('/v1/legacy-analyses/:analysis_id', {
+    operationId: 'deleteLegacyAnalysis',
     access: 'admin',
     params: analysisIdParams,
     responds: { status: 204, description: 'Deleted; the number is never reused.' },
@@ -82,6 +86,7 @@ export function legacyAnalysisRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/legacy-usage', {
+    operationId: 'getLegacyUsage',
     access: 'scans:read',
     responds: { status: 200, body: LegacyUsage },
     handler: async ({ res, principal }) => {

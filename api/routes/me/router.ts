@@ -9,6 +9,7 @@ import { principalSchema } from './schema.ts';
  */
 export function meRoutes(routes: Routes, deploymentMode: 'self_hosted' | 'saas'): void {
   routes.get('/v1/me', {
+    operationId: 'getMe',
     access: 'identified',
     responds: { status: 200, body: principalSchema },
     handler: ({ req, res, session }) => {

@@ -12,6 +12,7 @@ import { createOrganizationBody, organizationIdParams, organizationSchema } from
  */
 export function organizationRoutes(routes: Routes, s: AppServices): void {
   routes.post('/v1/organizations', {
+    operationId: 'createOrganization',
     access: 'identified',
     body: createOrganizationBody,
     responds: {
@@ -39,6 +40,7 @@ export function organizationRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.delete('/v1/organizations/:org_id', {
+    operationId: 'deleteOrganization',
     access: 'authenticated',
     params: organizationIdParams,
     responds: { status: 204, description: 'Deleted, with everything scoped to it.' },

@@ -34,6 +34,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   const builtin = deps.catalog.thresholdsOf;
 
   routes.post('/v1/policies/:policy_id\\:simulate', {
+    operationId: 'simulatePolicy',
     access: 'policies:read',
     params: policyIdParams,
     body: simulateBody(deps.catalog),
@@ -47,6 +48,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   });
 
   routes.post('/v1/policies/:policy_id\\:backtest', {
+    operationId: 'backtestPolicy',
     access: 'policies:read',
     params: policyIdParams,
     body: backtestBody,
@@ -59,6 +61,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   });
 
   routes.get('/v1/policies/:policy_id', {
+    operationId: 'getPolicy',
     access: 'policies:read',
     params: policyIdParams,
     responds: { status: 200, body: Policy },
@@ -69,6 +72,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   });
 
   routes.put('/v1/policies/:policy_id', {
+    operationId: 'replacePolicy',
     access: 'policies:write',
     params: policyIdParams,
     body,
@@ -80,6 +84,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   });
 
   routes.delete('/v1/policies/:policy_id', {
+    operationId: 'deletePolicy',
     access: 'policies:write',
     params: policyIdParams,
     responds: { status: 204, description: 'Deleted.' },
@@ -91,6 +96,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   });
 
   routes.get('/v1/policies', {
+    operationId: 'listPolicies',
     access: 'policies:read',
     query: listPoliciesQuery,
     responds: { status: 200, body: PolicyPage },
@@ -103,6 +109,7 @@ export function policyRoutes(routes: Routes, s: AppServices, deps: PolicyDeps): 
   });
 
   routes.post('/v1/policies', {
+    operationId: 'createPolicy',
     access: 'policies:write',
     body,
     responds: { status: 201, body: Policy, headers: ['Location'] },

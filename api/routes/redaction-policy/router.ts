@@ -12,6 +12,7 @@ const PATH = '/v1/org/redaction-policy';
  */
 export function redactionPolicyRoutes(routes: Routes, s: AppServices): void {
   routes.get(PATH, {
+    operationId: 'getRedactionPolicy',
     access: 'authenticated',
     responds: { status: 200, body: RedactionPolicy, description: 'The policy in force, or the built-in default.' },
     handler: async ({ res, principal }) => {
@@ -20,6 +21,7 @@ export function redactionPolicyRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.put(PATH, {
+    operationId: 'replaceRedactionPolicy',
     access: 'admin',
     body: replaceRedactionPolicyBody,
     responds: {

@@ -38,6 +38,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
 
   // Before `/:run_id`, whose parameter would also match `rtr_…:finalize`.
   routes.post('/v1/redteam-runs/:run_id\\:finalize', {
+    operationId: 'finalizeRedteamRun',
     access: 'redteam:write',
     params: runIdParams,
     body: finalizeRunBody,
@@ -49,6 +50,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.post('/v1/redteam-runs/:run_id/findings', {
+    operationId: 'addRedteamFindings',
     access: 'redteam:write',
     params: runIdParams,
     body: addFindingsBody,
@@ -66,6 +68,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/redteam-runs/:run_id/findings', {
+    operationId: 'listRedteamFindings',
     access: 'redteam:read',
     params: runIdParams,
     query: listFindingsQuery,
@@ -79,6 +82,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/redteam-runs/:run_id', {
+    operationId: 'getRedteamRun',
     access: 'redteam:read',
     params: runIdParams,
     responds: { status: 200, body: RedteamRun },
@@ -89,6 +93,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.get('/v1/redteam-runs', {
+    operationId: 'listRedteamRuns',
     access: 'redteam:read',
     query: listRunsQuery,
     responds: { status: 200, body: RedteamRunPage },
@@ -101,6 +106,7 @@ export function redteamRunRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.post('/v1/redteam-runs', {
+    operationId: 'createRedteamRun',
     access: 'redteam:write',
     body: createRunBody,
     responds: { status: 201, body: RedteamRun, description: 'The run, `running`.', headers: ['Location'] },

@@ -163,7 +163,7 @@ export const ScanPage = pageOf('ScanPage', Scan);
 
 /** `POST /v1/scans` with `Accept: text/event-stream`: the 200 answer's description. */
 export const SCAN_STREAM_DESCRIPTION =
-  'With `Accept: text/event-stream`: the scan as server-sent events, `detector` events then one ' +
+  'The scan as server-sent events: `detector` events then one ' +
   'terminal `decision` or `error`; the stream then closes. Validation and the policy lookup answer ' +
   'before the stream, as problems.';
 

@@ -28,6 +28,7 @@ const wantsStream = (req: Request) => (req.get('accept') ?? '').toLowerCase().in
  */
 export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void {
   routes.post('/v1/scans', {
+    operationId: 'createScan',
     access: 'scans:write',
     body: createScanBody(s.config.SCAN_MAX_TEXT_CHARS),
     // Tool results and documents may carry NUL or a lone surrogate: the scanned content stores each as
@@ -90,6 +91,7 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
   });
 
   routes.get('/v1/scans/:scan_id', {
+    operationId: 'getScan',
     access: 'scans:read',
     params: scanIdParams,
     responds: { status: 200, body: Scan },
@@ -101,6 +103,7 @@ export function scanRoutes(routes: Routes, s: AppServices, deps: ScanDeps): void
   });
 
   routes.get('/v1/scans', {
+    operationId: 'listScans',
     access: 'scans:read',
     query: listScansQuery,
     responds: { status: 200, body: ScanPage },

@@ -31,6 +31,7 @@ const MEMBER_CHANGE_PROBLEMS = [
  */
 export function userRoutes(routes: Routes, s: AppServices): void {
   routes.get('/v1/users', {
+    operationId: 'listUsers',
     access: 'admin',
     query: listUsersQuery,
     responds: { status: 200, body: userPageSchema },
@@ -50,6 +51,7 @@ export function userRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.patch('/v1/users/:user_id', {
+    operationId: 'updateUser',
     access: 'admin',
     params: userIdParams,
     body: changeRoleBody,
@@ -62,6 +64,7 @@ export function userRoutes(routes: Routes, s: AppServices): void {
   });
 
   routes.delete('/v1/users/:user_id', {
+    operationId: 'deleteUser',
     access: 'admin',
     params: userIdParams,
     responds: { status: 204, description: 'Removed.' },

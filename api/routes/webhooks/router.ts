@@ -44,6 +44,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   const actor = (req: Request) => ({ id: req.principal!.actor_id, requestId: req.id });
 
   routes.post('/v1/webhooks/:webhook_id\\:rotate-secret', {
+    operationId: 'rotateWebhookSecret',
     access: 'webhooks:write',
     params: webhookIdParams,
     body: rotateSecretBody,
@@ -62,6 +63,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   });
 
   routes.get('/v1/webhooks/:webhook_id/deliveries', {
+    operationId: 'listWebhookDeliveries',
     access: 'webhooks:read',
     params: webhookIdParams,
     query: listDeliveriesQuery,
@@ -82,6 +84,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   });
 
   routes.post('/v1/webhook-deliveries/:delivery_id\\:redeliver', {
+    operationId: 'redeliverWebhookDelivery',
     access: 'webhooks:write',
     params: deliveryIdParams,
     body: emptyBody,
@@ -93,6 +96,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   });
 
   routes.get('/v1/webhooks/:webhook_id', {
+    operationId: 'getWebhook',
     access: 'webhooks:read',
     params: webhookIdParams,
     responds: { status: 200, body: Webhook },
@@ -103,6 +107,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   });
 
   routes.delete('/v1/webhooks/:webhook_id', {
+    operationId: 'deleteWebhook',
     access: 'webhooks:write',
     params: webhookIdParams,
     responds: { status: 204, description: 'Deleted, with its deliveries (pending retries included).' },
@@ -114,6 +119,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   });
 
   routes.get('/v1/webhooks', {
+    operationId: 'listWebhooks',
     access: 'webhooks:read',
     query: listWebhooksQuery,
     responds: { status: 200, body: WebhookPage },
@@ -135,6 +141,7 @@ export function webhookRoutes(routes: Routes, s: AppServices, deps: WebhookDeps)
   });
 
   routes.post('/v1/webhooks', {
+    operationId: 'createWebhook',
     access: 'webhooks:write',
     body: createWebhookBody,
     responds: { status: 201, body: WebhookWithSecret, headers: ['Location'] },

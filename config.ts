@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -99,11 +99,16 @@ const schema = z.object({
   WEBHOOK_FAILING_THRESHOLD: int(1, 1_000).default(5),
   // Finished deliveries (succeeded, dead-lettered) are deleted this long after they were created.
   WEBHOOK_DELIVERY_RETENTION_DAYS: int(1, 3650).default(30),
-  // TEST ONLY: hosts, addresses or CIDRs exempt from the private-address refusal (e.g. 127.0.0.1 for a
-  // local receiver). Empty by default; never set it in production.
+  // Self-hosted only: internal receivers webhooks may reach despite the private-address refusal — CIDRs,
+  // addresses, host names and host suffixes (`.corp.example`). Cloud metadata and link-local addresses
+  // stay refused whatever it says. Empty by default (docs/webhooks.md, Internal receivers).
+  WEBHOOK_ALLOW_PRIVATE: z.string().default(''),
+  // Deprecated older spelling of WEBHOOK_ALLOW_PRIVATE (tests set it): its entries are added to it.
   WEBHOOK_UNSAFE_ALLOW_HOSTS: z.string().default(''),
-  // Extra CA certificate (PEM file) trusted for webhook TLS besides the system roots; TEST ONLY.
+  // CA certificates (a PEM bundle) trusted for webhook TLS in addition to Node's bundled roots, or
+  // instead of them with WEBHOOK_CA_ONLY (an internal CA).
   WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  WEBHOOK_CA_ONLY: bool.default(false),
   MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   // SSO session tokens, the dashboard's credential (docs/identity.md): the OIDC issuer that signs them and
   // the audience they carry for this service. Without OIDC_ISSUER only API keys authenticate.
@@ -185,13 +190,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       'AUTH_CACHE_TTL_MS: must be at most 1000 without REDIS_URL (revocations must reach every process within 1 s)',
     ]);
   }
-  try {
-    AllowList.parse(raw.WEBHOOK_UNSAFE_ALLOW_HOSTS);
-  } catch (err) {
-    throw new ConfigError([`WEBHOOK_UNSAFE_ALLOW_HOSTS: ${(err as Error).message}`]);
-  }
-  if (raw.WEBHOOK_CA_FILE && !existsSync(raw.WEBHOOK_CA_FILE))
-    throw new ConfigError([`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} does not exist`]);
+  const networkIssues = networkConfigIssues(raw);
+  if (networkIssues.length) throw new ConfigError(networkIssues);
   const evidence = [raw.EVIDENCE_S3_ACCESS_KEY_ID, raw.EVIDENCE_S3_SECRET_ACCESS_KEY];
   if (evidence.some(Boolean) && !evidence.every(Boolean))
     throw new ConfigError(['EVIDENCE_S3_ACCESS_KEY_ID, EVIDENCE_S3_SECRET_ACCESS_KEY: set both or neither']);
@@ -214,6 +214,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     AUTH_CACHE_TTL_MS: authTtl,
     MODELS_DIR: raw.MODELS_DIR ? path.resolve(raw.MODELS_DIR) : undefined,
   });
+}
+
+/** The webhook allow list and CA bundle. */
+function networkConfigIssues(raw: RawConfig): string[] {
+  const issues: string[] = [];
+  const lists = [
+    ['WEBHOOK_ALLOW_PRIVATE', raw.WEBHOOK_ALLOW_PRIVATE, true],
+    ['WEBHOOK_UNSAFE_ALLOW_HOSTS', raw.WEBHOOK_UNSAFE_ALLOW_HOSTS, true],
+  ] as const;
+  for (const [name, value, hosts] of lists) {
+    try {
+      AllowList.parse(value, { hosts });
+    } catch (err) {
+      issues.push(`${name}: ${(err as Error).message}`);
+    }
+  }
+  if (raw.DEPLOYMENT_MODE === 'saas') {
+    for (const name of ['WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_UNSAFE_ALLOW_HOSTS'] as const)
+      if (raw[name].trim()) issues.push(`${name}: self-hosted only (in saas mode every organization could reach them)`);
+  }
+  if (raw.WEBHOOK_CA_FILE) {
+    const problem = caFileProblem(raw.WEBHOOK_CA_FILE);
+    if (problem) issues.push(`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} ${problem}`);
+  } else if (raw.WEBHOOK_CA_ONLY) {
+    issues.push('WEBHOOK_CA_ONLY: needs WEBHOOK_CA_FILE (else no certificate would be trusted)');
+  }
+  return issues;
+}
+
+function caFileProblem(file: string): string | null {
+  if (!existsSync(file)) return 'does not exist';
+  try {
+    return readFileSync(file, 'utf8').includes('-----BEGIN CERTIFICATE-----') ? null : 'holds no PEM certificate';
+  } catch (err) {
+    return `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
 }
 
 /** The SSO and identity-provider variables that only make sense together. */

@@ -17,7 +17,9 @@ export const DEFAULT_ENCODER_PRECISION = 'int8';
 
 const schema = z.object({
   PORT: int(0, 65535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Listen address: loopback unless the operator opens it (0.0.0.0 in a container or behind a proxy on
+  // another host; docs/decisions/0013-safe-network-defaults.md).
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   DATABASE_POOL_MAX: int(1, 500).default(20),
   DATA_DIR: z.string().min(1).default('./.data'),
@@ -44,6 +46,9 @@ const schema = z.object({
   TRUST_PROXY: bool.default(false),
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+  // Without METRICS_TOKEN, /metrics answers loopback clients and these addresses/CIDRs only (requests a
+  // proxy forwarded never count as local). With METRICS_TOKEN the token is required from every address.
+  METRICS_ALLOW: z.string().default(''),
   WORKER_THREADS: int(0, 64).default(availableParallelism()),
   // Nice value of the model threads (Linux: per thread; 0 = as the process): above 0 the event loop goes
   // first when inference keeps every core busy — and every organization's inference waits (bench:fairness).
@@ -216,12 +221,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   });
 }
 
-/** The webhook allow list and CA bundle. */
+/** The webhook allow list and CA bundle, and who may scrape /metrics. */
 function networkConfigIssues(raw: RawConfig): string[] {
   const issues: string[] = [];
   const lists = [
     ['WEBHOOK_ALLOW_PRIVATE', raw.WEBHOOK_ALLOW_PRIVATE, true],
     ['WEBHOOK_UNSAFE_ALLOW_HOSTS', raw.WEBHOOK_UNSAFE_ALLOW_HOSTS, true],
+    ['METRICS_ALLOW', raw.METRICS_ALLOW, false],
   ] as const;
   for (const [name, value, hosts] of lists) {
     try {
@@ -240,6 +246,8 @@ function networkConfigIssues(raw: RawConfig): string[] {
   } else if (raw.WEBHOOK_CA_ONLY) {
     issues.push('WEBHOOK_CA_ONLY: needs WEBHOOK_CA_FILE (else no certificate would be trusted)');
   }
+  if (raw.METRICS_TOKEN && raw.METRICS_ALLOW.trim())
+    issues.push('METRICS_ALLOW: unused with METRICS_TOKEN, which every address must send; set one or the other');
   return issues;
 }
 

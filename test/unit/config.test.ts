@@ -82,6 +82,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_CA_FILE: import.meta.dirname })).toThrow(/WEBHOOK_CA_FILE: .* cannot be read/);
   });
 
+  it('listens on loopback by default; /metrics answers loopback and METRICS_ALLOW without a token', () => {
+    expect(loadConfig({})).toMatchObject({ HOST: '127.0.0.1', METRICS_ENABLED: true, METRICS_ALLOW: '' });
+    expect(loadConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ METRICS_ALLOW: '10.0.0.0/8, fd00::/8' }).METRICS_ALLOW).toBe('10.0.0.0/8, fd00::/8');
+    expect(() => loadConfig({ METRICS_ALLOW: 'prometheus.internal' })).toThrow(
+      /METRICS_ALLOW: .*not an IP address or CIDR/,
+    );
+    expect(() => loadConfig({ METRICS_ALLOW: '10.0.0.0/8', METRICS_TOKEN: 'a-long-metrics-token' })).toThrow(
+      /METRICS_ALLOW: unused with METRICS_TOKEN/,
+    );
+  });
+
   it('records detection audit events for non-allowed scans unless told otherwise', () => {
     expect(loadConfig({}).AUDIT_DETECTION_EVENTS).toBe('non_allowed');
     expect(loadConfig({ AUDIT_DETECTION_EVENTS: 'all' }).AUDIT_DETECTION_EVENTS).toBe('all');

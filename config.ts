@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -18,7 +18,7 @@ export const DEFAULT_ENCODER_PRECISION = 'int8';
 /** The environment variables: names, types, defaults. Each is described in CONFIG_DESCRIPTIONS below. */
 export const configSchema = z.object({
   PORT: int(0, 65535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   DATABASE_POOL_MAX: int(1, 500).default(20),
   DATA_DIR: z.string().min(1).default('./.data'),
@@ -42,6 +42,7 @@ export const configSchema = z.object({
   TRUST_PROXY: bool.default(false),
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+  METRICS_ALLOW: z.string().default(''),
   WORKER_THREADS: int(0, 64).default(availableParallelism()),
   WORKER_NICE: int(0, 19).default(0),
   CLUSTER_WORKERS: int(0, 64).default(0),
@@ -71,8 +72,10 @@ export const configSchema = z.object({
   WEBHOOK_POLL_MS: int(10, 60_000).default(1_000),
   WEBHOOK_FAILING_THRESHOLD: int(1, 1_000).default(5),
   WEBHOOK_DELIVERY_RETENTION_DAYS: int(1, 3650).default(30),
+  WEBHOOK_ALLOW_PRIVATE: z.string().default(''),
   WEBHOOK_UNSAFE_ALLOW_HOSTS: z.string().default(''),
   WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  WEBHOOK_CA_ONLY: bool.default(false),
   MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   OIDC_ISSUER: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   OIDC_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
@@ -109,7 +112,7 @@ export type RawConfig = z.infer<typeof configSchema>;
  */
 export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = {
   PORT: 'HTTP port of the API, `/dashboard`, `/docs`, the probes and `/metrics` (`0`: any free port).',
-  HOST: 'Listen address. Behind a reverse proxy on the same host, `127.0.0.1`.',
+  HOST: 'Listen address: loopback only by default. Set `0.0.0.0`, `::` or an interface address to accept other hosts (in a container, or behind a proxy on another host; docs/decisions/0013-safe-network-defaults.md).',
   DATABASE_URL:
     'PostgreSQL connection string (PostgreSQL 13 or later; the role must be able to create tables: migrations run at start). Unset: the embedded PostgreSQL under `DATA_DIR`.',
   DATABASE_POOL_MAX: 'Database connections per process (the job scheduler holds one of them for `LISTEN`).',
@@ -146,7 +149,9 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
     'Take the client address from `X-Forwarded-For` (its first entry): only behind a proxy that overwrites that header. It keys the unauthenticated rate limit and the `/metrics` wrong-token budget.',
   METRICS_ENABLED: 'Serve Prometheus metrics at `/metrics`.',
   METRICS_TOKEN:
-    'When set (at least 16 characters), `/metrics` requires `Authorization: Bearer <token>`; required in `saas` mode. An address that sends 10 wrong tokens in 60 s is refused (429) until the window ends.',
+    'When set (at least 16 characters), `/metrics` requires `Authorization: Bearer <token>` from every address, loopback included; required in `saas` mode. An address that sends 10 wrong tokens in 60 s is refused (429) until the window ends. Unset: `/metrics` answers loopback peers and `METRICS_ALLOW` only (403 `metrics.forbidden`).',
+  METRICS_ALLOW:
+    'Without `METRICS_TOKEN`: addresses and CIDRs (comma-separated, no host names) besides loopback that may scrape `/metrics`, judged by the connection\'s own peer address; a request carrying `Forwarded`, `X-Forwarded-For` or `X-Real-IP` never counts. Not allowed together with `METRICS_TOKEN`.',
   WORKER_THREADS:
     'Model threads (one onnxruntime session per model per thread). `0`: no pool, fast tier only, no toxicity or NER. In cluster mode the default is the CPU count divided by the processes.',
   WORKER_NICE:
@@ -195,10 +200,13 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
     "`webhook.failing` is emitted when a webhook's consecutive failed attempts reach this number.",
   WEBHOOK_DELIVERY_RETENTION_DAYS:
     'Finished deliveries (succeeded, dead-lettered) are deleted this long after they were created (hourly job).',
+  WEBHOOK_ALLOW_PRIVATE:
+    'Self-hosted only (refused in `saas` mode): internal receivers webhooks may reach despite the private-address refusal, comma- or space-separated: CIDRs, addresses, host names (single-label too) and host suffixes (`.corp.example`). Checked at registration and again at delivery. Cloud metadata names and addresses and all of link-local stay refused whatever it says (docs/webhooks.md, Internal receivers).',
   WEBHOOK_UNSAFE_ALLOW_HOSTS:
-    '**Tests only**: hosts, addresses or CIDRs exempt from the private-address refusal (e.g. `127.0.0.1` for a local receiver). Never set it in production.',
+    'Deprecated older name of `WEBHOOK_ALLOW_PRIVATE`: its entries are added to it (a warning is logged at start).',
   WEBHOOK_CA_FILE:
-    '**Tests only**: an extra CA certificate (PEM file) trusted for webhook TLS besides the system roots.',
+    'A PEM bundle of CA certificates trusted for webhook TLS in addition to Node\'s bundled roots (an internal CA); checked at start.',
+  WEBHOOK_CA_ONLY: 'With `WEBHOOK_CA_FILE`: trust that bundle instead of the bundled roots.',
   MODELS_DIR: 'Where `manifest.json` and the model files are read from (sha256-checked at load).',
   OIDC_ISSUER:
     "SSO session tokens, the dashboard's credential: the OIDC issuer that signs them (docs/identity.md). Unset: only API keys authenticate.",
@@ -280,13 +288,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       'AUTH_CACHE_TTL_MS: must be at most 1000 without REDIS_URL (revocations must reach every process within 1 s)',
     ]);
   }
-  try {
-    AllowList.parse(raw.WEBHOOK_UNSAFE_ALLOW_HOSTS);
-  } catch (err) {
-    throw new ConfigError([`WEBHOOK_UNSAFE_ALLOW_HOSTS: ${(err as Error).message}`]);
-  }
-  if (raw.WEBHOOK_CA_FILE && !existsSync(raw.WEBHOOK_CA_FILE))
-    throw new ConfigError([`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} does not exist`]);
+  const networkIssues = networkConfigIssues(raw);
+  if (networkIssues.length) throw new ConfigError(networkIssues);
   const evidence = [raw.EVIDENCE_S3_ACCESS_KEY_ID, raw.EVIDENCE_S3_SECRET_ACCESS_KEY];
   if (evidence.some(Boolean) && !evidence.every(Boolean))
     throw new ConfigError(['EVIDENCE_S3_ACCESS_KEY_ID, EVIDENCE_S3_SECRET_ACCESS_KEY: set both or neither']);
@@ -309,6 +312,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     AUTH_CACHE_TTL_MS: authTtl,
     MODELS_DIR: raw.MODELS_DIR ? path.resolve(raw.MODELS_DIR) : undefined,
   });
+}
+
+/** The webhook allow list and CA bundle, and who may scrape /metrics. */
+function networkConfigIssues(raw: RawConfig): string[] {
+  const issues: string[] = [];
+  const lists = [
+    ['WEBHOOK_ALLOW_PRIVATE', raw.WEBHOOK_ALLOW_PRIVATE, true],
+    ['WEBHOOK_UNSAFE_ALLOW_HOSTS', raw.WEBHOOK_UNSAFE_ALLOW_HOSTS, true],
+    ['METRICS_ALLOW', raw.METRICS_ALLOW, false],
+  ] as const;
+  for (const [name, value, hosts] of lists) {
+    try {
+      AllowList.parse(value, { hosts });
+    } catch (err) {
+      issues.push(`${name}: ${(err as Error).message}`);
+    }
+  }
+  if (raw.DEPLOYMENT_MODE === 'saas') {
+    for (const name of ['WEBHOOK_ALLOW_PRIVATE', 'WEBHOOK_UNSAFE_ALLOW_HOSTS'] as const)
+      if (raw[name].trim()) issues.push(`${name}: self-hosted only (in saas mode every organization could reach them)`);
+  }
+  if (raw.WEBHOOK_CA_FILE) {
+    const problem = caFileProblem(raw.WEBHOOK_CA_FILE);
+    if (problem) issues.push(`WEBHOOK_CA_FILE: ${raw.WEBHOOK_CA_FILE} ${problem}`);
+  } else if (raw.WEBHOOK_CA_ONLY) {
+    issues.push('WEBHOOK_CA_ONLY: needs WEBHOOK_CA_FILE (else no certificate would be trusted)');
+  }
+  if (raw.METRICS_TOKEN && raw.METRICS_ALLOW.trim())
+    issues.push('METRICS_ALLOW: unused with METRICS_TOKEN, which every address must send; set one or the other');
+  return issues;
+}
+
+function caFileProblem(file: string): string | null {
+  if (!existsSync(file)) return 'does not exist';
+  try {
+    return readFileSync(file, 'utf8').includes('-----BEGIN CERTIFICATE-----') ? null : 'holds no PEM certificate';
+  } catch (err) {
+    return `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
 }
 
 /** The SSO and identity-provider variables that only make sense together. */

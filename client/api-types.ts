@@ -1217,6 +1217,7 @@ export interface components {
        *     - `scans.deadline_exceeded` (504): Scan deadline exceeded
        *     - `request.client_closed` (499): Client closed the request
        *     - `metrics.unauthenticated` (401): Metrics token required
+       *     - `metrics.forbidden` (403): Metrics not served to this address
        *     - `service.not_ready` (503): Service not ready
        *     - `service.database_unavailable` (503): Database unavailable
        *     - `dashboard.not_built` (503): Dashboard not built
@@ -2770,6 +2771,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {unknown} */
             code?: 'metrics.unauthenticated';
+          };
+        };
+      };
+      /** @description `metrics.forbidden` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {unknown} */
+            code?: 'metrics.forbidden';
           };
         };
       };

@@ -187,6 +187,7 @@ export const entries = {
   // Never seen by a client (it went away): what the access log and the metrics record for the request.
   clientClosed: { status: 499, code: 'request.client_closed', title: 'Client closed the request' },
   metricsUnauthorized: { status: 401, code: 'metrics.unauthenticated', title: 'Metrics token required' },
+  metricsForbidden: { status: 403, code: 'metrics.forbidden', title: 'Metrics not served to this address' },
   // service
   notReady: { status: 503, code: 'service.not_ready', title: 'Service not ready' },
   databaseUnavailable: { status: 503, code: 'service.database_unavailable', title: 'Database unavailable' },

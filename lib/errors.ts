@@ -308,6 +308,12 @@ export const Errors = {
       {},
       { 'WWW-Authenticate': 'Bearer realm="metrics"' },
     ),
+  /** `/metrics` without METRICS_TOKEN, from neither a loopback client nor a METRICS_ALLOW address. */
+  metricsForbidden: () =>
+    make(
+      'metricsForbidden',
+      'Without METRICS_TOKEN the metrics endpoint answers loopback clients and METRICS_ALLOW addresses only, and never a request a proxy forwarded.',
+    ),
   notReady: (detail: string) => make('notReady', detail),
   /** The database cannot be reached right now (restarting, down, connections dropped). */
   databaseUnavailable: (retryAfter: number) =>

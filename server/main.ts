@@ -70,6 +70,7 @@ async function main(): Promise<void> {
           );
     logger.info(
       {
+        host: config.HOST,
         port: portOf(server, config.PORT),
         ...(legacy ? { legacy_port: portOf(legacy, config.LEGACY_PORT!) } : {}),
         database: runtime.embedded ? 'embedded' : 'DATABASE_URL',

@@ -72,13 +72,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
     changes: policyChanges,
     cache: new PolicyCache(db, policyChanges, config.POLICY_CACHE_TTL_MS),
   };
-  const allow = AllowList.parse(config.WEBHOOK_UNSAFE_ALLOW_HOSTS);
-  if (allow.size > 0) {
-    logger.warn(
-      { hosts: config.WEBHOOK_UNSAFE_ALLOW_HOSTS },
-      'WEBHOOK_UNSAFE_ALLOW_HOSTS is set: webhooks may reach these private hosts (for tests only)',
-    );
-  }
+  const allow = webhookAllowList(deps);
   const webhookPump = config.WEBHOOK_DELIVERY_ENABLED ? buildPump(deps, metrics, allow) : null;
   const webhooks: WebhookDeps = {
     db,
@@ -184,6 +178,19 @@ export function buildServices(deps: AppDeps): ServiceSet {
   };
 }
 
+/** WEBHOOK_ALLOW_PRIVATE with the entries of its deprecated spelling WEBHOOK_UNSAFE_ALLOW_HOSTS added. */
+function webhookAllowList({ config, logger }: Pick<AppDeps, 'config' | 'logger'>): AllowList {
+  if (config.WEBHOOK_UNSAFE_ALLOW_HOSTS.trim())
+    logger.warn('WEBHOOK_UNSAFE_ALLOW_HOSTS is deprecated: list its entries in WEBHOOK_ALLOW_PRIVATE');
+  const allow = AllowList.parse(`${config.WEBHOOK_ALLOW_PRIVATE} ${config.WEBHOOK_UNSAFE_ALLOW_HOSTS}`);
+  if (allow.size > 0)
+    logger.info(
+      { allow: `${config.WEBHOOK_ALLOW_PRIVATE} ${config.WEBHOOK_UNSAFE_ALLOW_HOSTS}`.trim() },
+      'webhooks may reach these internal receivers (metadata and link-local addresses stay refused)',
+    );
+  return allow;
+}
+
 function buildPump(deps: AppDeps, metrics: Metrics, allow: AllowList): DeliveryPump {
   const { config, db, clock, logger, keyring } = deps;
   return new DeliveryPump({
@@ -195,6 +202,7 @@ function buildPump(deps: AppDeps, metrics: Metrics, allow: AllowList): DeliveryP
       allow,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       extraCa: config.WEBHOOK_CA_FILE ? [readFileSync(config.WEBHOOK_CA_FILE, 'utf8')] : [],
+      caOnly: config.WEBHOOK_CA_ONLY,
       lookupImpl: deps.webhookDns?.deliver,
     }),
     apiVersion: LATEST_API_VERSION,

@@ -1,6 +1,7 @@
 /**
  * Which network an IP address is on: the special-purpose IPv4 and IPv6 ranges (private, loopback,
- * link-local, cloud metadata, …) that webhook deliveries must never reach (services/webhooks/url-guard.ts).
+ * link-local, cloud metadata, …) that webhook deliveries must not reach (services/webhooks/url-guard.ts),
+ * and the ones no allow list opens (`neverAllowedRange`).
  */
 import net from 'node:net';
 
@@ -113,5 +114,21 @@ export function classifyAddress(ip: string): { range: string; metadata: boolean 
   if (family === 6 && !GLOBAL_UNICAST_V6.check(bare, 'ipv6')) return { range: 'reserved', metadata: false };
   // A zone id only makes sense on a scoped address; one on a global address is refused too.
   if (zone >= 0) return { range: 'zone-scoped', metadata: false };
+  return null;
+}
+
+/**
+ * The range of `ip` when no allow list may open it — cloud metadata endpoints and all of link-local
+ * (169.254.0.0/16, fe80::/10; where clouds put their metadata and credential services), also when
+ * embedded in an IPv4-mapped, IPv4-compatible or NAT64 IPv6 address — else null.
+ */
+export function neverAllowedRange(ip: string): string | null {
+  const hit = classifyAddress(ip);
+  if (!hit) return null;
+  if (hit.metadata) return 'cloud metadata';
+  if (hit.range === 'link-local') return hit.range;
+  const bare = ip.split('%')[0]!;
+  if (net.isIP(bare) === 6 && EMBEDS_V4.check(bare, 'ipv6') && classifyAddress(lastIpv4(bare))?.range === 'link-local')
+    return 'link-local';
   return null;
 }

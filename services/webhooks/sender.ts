@@ -26,8 +26,10 @@ export interface Sender {
 export interface HttpsSenderOptions {
   allow: AllowList;
   timeoutMs: number;
-  /** Extra trusted CA certificates (PEM), besides the system roots (WEBHOOK_CA_FILE; tests). */
+  /** Extra trusted CA certificates (PEM bundles), besides Node's bundled roots (WEBHOOK_CA_FILE). */
   extraCa?: string[];
+  /** Trust `extraCa` only, not the bundled roots (WEBHOOK_CA_ONLY). */
+  caOnly?: boolean;
   maxSockets?: number;
   /** The resolver behind the delivery-time address check (tests simulate DNS rebinding with it). */
   lookupImpl?: LookupAllWithOptions;
@@ -52,7 +54,7 @@ export class HttpsSender implements Sender {
   constructor(private readonly opts: HttpsSenderOptions) {
     this.agent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 256 });
     this.secureContext = opts.extraCa?.length
-      ? createSecureContext({ ca: [...rootCertificates, ...opts.extraCa] })
+      ? createSecureContext({ ca: opts.caOnly ? opts.extraCa : [...rootCertificates, ...opts.extraCa] })
       : undefined;
     this.lookup = safeLookup(opts.allow, opts.lookupImpl);
   }

@@ -37,7 +37,7 @@ export interface WebhookDeps {
   /** Published on every webhook change: drops the subscription caches of every process. */
   changes: InvalidationBus;
   subscriptions: SubscriptionCache;
-  /** Test-only exemptions from the private-address refusal (WEBHOOK_UNSAFE_ALLOW_HOSTS). */
+  /** Internal receivers exempt from the private-address refusal (WEBHOOK_ALLOW_PRIVATE). */
   allow: AllowList;
   /** DNS resolution of registered host names; the system resolver unless a test passes one. */
   lookup?: LookupAll;

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import type { AllowList } from '../../lib/allow-list.ts';
-import { classifyAddress, describeRange } from './address-ranges.ts';
+import { classifyAddress, describeRange, neverAllowedRange } from './address-ranges.ts';
 
 /*
  * SSRF protection for webhook URLs: at registration (`checkWebhookUrl`) and at delivery
@@ -11,7 +11,9 @@ import { classifyAddress, describeRange } from './address-ranges.ts';
  * octal `0177.0.0.1`, hex `0x7f000001`, short `127.1`, full-width digits) into dotted IPv4 and
  * every IPv6 spelling into its canonical bracketed form, so the checks below see one form only.
  * Any port is allowed: a port does not change which network the address is on. Which ranges are
- * refused is services/webhooks/address-ranges.ts; the allow list that lifts the rules, lib/allow-list.ts.
+ * refused is services/webhooks/address-ranges.ts; the allow list that lifts the rules for an operator's
+ * internal receivers, lib/allow-list.ts (WEBHOOK_ALLOW_PRIVATE). No list lifts them for cloud metadata
+ * names and addresses or link-local addresses: those are checked before the list, at every step.
  */
 
 export type UrlRefusalReason =
@@ -70,15 +72,35 @@ function refuse(reason: UrlRefusalReason, detail: string): UrlRefusal {
   return { reason, detail };
 }
 
+function subjectOf(ip: string, hostname?: string): string {
+  return hostname && hostname !== ip ? `${hostname} resolves to ${ip}, which` : ip;
+}
+
 function addressRefusal(ip: string, hostname?: string): UrlRefusal | null {
   const hit = classifyAddress(ip);
   if (!hit) return null;
-  const subject = hostname && hostname !== ip ? `${hostname} resolves to ${ip}, which` : ip;
-  return refuse(hit.metadata ? 'metadata' : 'private_address', `${subject} is ${describeRange(hit.range)}`);
+  return refuse(
+    hit.metadata ? 'metadata' : 'private_address',
+    `${subjectOf(ip, hostname)} is ${describeRange(hit.range)}`,
+  );
+}
+
+/**
+ * A metadata or link-local address: refused before the allow list is consulted (with the same reason as
+ * without a list; the detail says the list cannot open it when there is one).
+ */
+function neverAllowedRefusal(ip: string, allow: AllowList, hostname?: string): UrlRefusal | null {
+  if (!neverAllowedRange(ip)) return null;
+  const refusal = addressRefusal(ip, hostname)!;
+  if (allow.size === 0) return refusal;
+  return { ...refusal, detail: `${refusal.detail}, refused whatever the allow list says` };
+}
+
+function metadataNameRefusal(name: string): UrlRefusal | null {
+  return METADATA_HOSTS.has(name) ? refuse('metadata', `${name} is a cloud metadata host name`) : null;
 }
 
 function nameRefusal(name: string): UrlRefusal | null {
-  if (METADATA_HOSTS.has(name)) return refuse('metadata', `${name} is a cloud metadata host name`);
   if (FORBIDDEN_NAMES.has(name)) return refuse('forbidden_host', `${name} is a local host name`);
   const suffix = FORBIDDEN_SUFFIXES.find((s) => name.endsWith(s));
   if (suffix) return refuse('forbidden_host', `${name} is in ${suffix}, a name space that is not publicly resolvable`);
@@ -120,11 +142,15 @@ export function checkWebhookUrlSyntax(
   if (host.length === 0) return refuse('malformed', 'The URL has no host');
 
   if (net.isIP(host)) {
+    const never = neverAllowedRefusal(host, allow);
+    if (never) return never;
     if (allow.allowsAddress(host)) return { url, host, ip: host };
     return addressRefusal(host) ?? { url, host, ip: host };
   }
   const name = host.replace(/\.+$/, '');
   if (name.length === 0) return refuse('malformed', 'The URL has no host');
+  const metadata = metadataNameRefusal(name);
+  if (metadata) return metadata;
   if (allow.allowsHost(name)) return { url, host, ip: null };
   return nameRefusal(name) ?? { url, host, ip: null };
 }
@@ -133,7 +159,8 @@ const defaultLookupAll: LookupAll = (host) => dns.promises.lookup(host, { all: t
 
 /**
  * Checks a webhook URL at registration: the syntax checks, then every address the host resolves
- * to. Refused if any address is refused, unless the host or that address is allow-listed.
+ * to. Refused if any address is refused, unless the host or that address is allow-listed — and always
+ * when an address is a metadata or link-local one.
  */
 export async function checkWebhookUrl(
   raw: string,
@@ -158,6 +185,8 @@ export async function checkWebhookUrl(
   for (const { address } of resolved) {
     if (!net.isIP(address))
       return refuse('unresolvable', `${host} resolves to ${JSON.stringify(address)}, which is not an IP address`);
+    const never = neverAllowedRefusal(address, allow, host);
+    if (never) return never;
     if (!hostAllowed && !allow.allowsAddress(address)) {
       const refusal = addressRefusal(address, host);
       if (refusal) return refusal;
@@ -170,8 +199,16 @@ export async function checkWebhookUrl(
 // ---------------------------------------------------------------------------------------------
 // Delivery-time checks
 
-function refusedAddress(address: string, allow: AllowList, hostname?: string): WebhookAddressRefusedError | null {
-  if (allow.allowsAddress(address)) return null;
+/** Why delivering to `address` is refused, or null; `hostAllowed`: the URL's host is allow-listed by name. */
+function refusedAddress(
+  address: string,
+  allow: AllowList,
+  hostname?: string,
+  hostAllowed = false,
+): WebhookAddressRefusedError | null {
+  const never = neverAllowedRange(address);
+  if (never) return new WebhookAddressRefusedError(address, never, hostname);
+  if (hostAllowed || allow.allowsAddress(address)) return null;
   const hit = classifyAddress(address);
   return hit ? new WebhookAddressRefusedError(address, hit.range, hostname) : null;
 }
@@ -200,13 +237,11 @@ export function safeLookup(
           callback(err, '', undefined);
           return;
         }
-        if (!hostAllowed) {
-          for (const { address } of addresses) {
-            const refused = refusedAddress(address, allow, hostname);
-            if (refused) {
-              callback(refused, '', undefined);
-              return;
-            }
+        for (const { address } of addresses) {
+          const refused = refusedAddress(address, allow, hostname, hostAllowed);
+          if (refused) {
+            callback(refused, '', undefined);
+            return;
           }
         }
         if (opts.all) callback(null, addresses);
@@ -220,16 +255,21 @@ export function safeLookup(
 /**
  * Refuses the socket's actual peer (call on the socket's 'connect' event): covers IP-literal URLs,
  * for which node skips `lookup`. An unknown address is refused. Pass the URL's `hostname` so a
- * host allow-listed by name (as `safeLookup` lets through) is accepted here too.
- * @throws WebhookAddressRefusedError when the address is refused and neither it nor `hostname` is allow-listed.
+ * host allow-listed by name (as `safeLookup` lets through) is accepted here too — unless its peer is
+ * a metadata or link-local address.
+ * @throws WebhookAddressRefusedError when the address is refused and neither it nor `hostname` is allow-listed,
+ *   or it is a metadata or link-local address.
  */
 export function assertConnectedAddressAllowed(
   remoteAddress: string | undefined,
   allow: AllowList,
   hostname?: string,
 ): void {
-  if (hostname !== undefined && allow.allowsHost(hostname)) return;
-  if (!remoteAddress) throw new WebhookAddressRefusedError('(unknown)', 'unverifiable');
-  const refused = refusedAddress(remoteAddress, allow, hostname);
+  const hostAllowed = hostname !== undefined && allow.allowsHost(hostname);
+  if (!remoteAddress) {
+    if (hostAllowed) return;
+    throw new WebhookAddressRefusedError('(unknown)', 'unverifiable');
+  }
+  const refused = refusedAddress(remoteAddress, allow, hostname, hostAllowed);
   if (refused) throw refused;
 }

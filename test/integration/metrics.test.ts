@@ -122,3 +122,21 @@ describe('/metrics token guesses', () => {
     expect((await scrape(two, '10.0.0.5')).status).toBe(200);
   });
 });
+
+describe('/metrics without METRICS_TOKEN', () => {
+  it('answers loopback clients only, never a request a proxy forwarded (TRUST_PROXY or not)', async () => {
+    for (const trustProxy of ['false', 'true']) {
+      const a = await start({ env: { METRICS_ENABLED: 'true', TRUST_PROXY: trustProxy } });
+      const direct = await call(a, 'GET', '/metrics');
+      expect(direct.status).toBe(200);
+      expect(direct.text).toContain('http_request_duration_seconds');
+      const forwarded: Record<string, string>[] = [
+        { 'x-forwarded-for': '127.0.0.1' },
+        { forwarded: 'for=127.0.0.1' },
+        { 'x-real-ip': '::1' },
+      ];
+      for (const headers of forwarded)
+        expectProblem(await call(a, 'GET', '/metrics', { headers }), 403, 'metrics.forbidden');
+    }
+  });
+});

@@ -59,6 +59,41 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_CA_FILE: '/no/such/ca.pem' })).toThrow(/WEBHOOK_CA_FILE/);
   });
 
+  it('WEBHOOK_ALLOW_PRIVATE: empty by default, checked at start, self-hosted only; the CA bundle is checked too', () => {
+    expect(loadConfig({})).toMatchObject({ WEBHOOK_ALLOW_PRIVATE: '', WEBHOOK_CA_ONLY: false });
+    const list = '10.20.0.0/16, fd12:3456::/32, .corp.example, siem.internal';
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: list }).WEBHOOK_ALLOW_PRIVATE).toBe(list);
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/8 *.corp.example' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE: "\*\.corp\.example" .*write a suffix as \.corp\.example/,
+    );
+    const saas = { DEPLOYMENT_MODE: 'saas', METRICS_ENABLED: 'false' };
+    expect(() => loadConfig({ ...saas, WEBHOOK_ALLOW_PRIVATE: '10.0.0.0/8' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE: self-hosted only/,
+    );
+    expect(() => loadConfig({ ...saas, WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1' })).toThrow(
+      /WEBHOOK_UNSAFE_ALLOW_HOSTS: self-hosted only/,
+    );
+    const ca = path.join(import.meta.dirname, '..', 'fixtures', 'tls', 'ca.pem');
+    expect(loadConfig({ WEBHOOK_CA_FILE: ca, WEBHOOK_CA_ONLY: 'true' }).WEBHOOK_CA_ONLY).toBe(true);
+    expect(() => loadConfig({ WEBHOOK_CA_ONLY: 'true' })).toThrow(/WEBHOOK_CA_ONLY: needs WEBHOOK_CA_FILE/);
+    expect(() =>
+      loadConfig({ WEBHOOK_CA_FILE: path.join(import.meta.dirname, '..', 'fixtures', 'tls', 'README.md') }),
+    ).toThrow(/WEBHOOK_CA_FILE: .* holds no PEM certificate/);
+    expect(() => loadConfig({ WEBHOOK_CA_FILE: import.meta.dirname })).toThrow(/WEBHOOK_CA_FILE: .* cannot be read/);
+  });
+
+  it('listens on loopback by default; /metrics answers loopback and METRICS_ALLOW without a token', () => {
+    expect(loadConfig({})).toMatchObject({ HOST: '127.0.0.1', METRICS_ENABLED: true, METRICS_ALLOW: '' });
+    expect(loadConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ METRICS_ALLOW: '10.0.0.0/8, fd00::/8' }).METRICS_ALLOW).toBe('10.0.0.0/8, fd00::/8');
+    expect(() => loadConfig({ METRICS_ALLOW: 'prometheus.internal' })).toThrow(
+      /METRICS_ALLOW: .*not an IP address or CIDR/,
+    );
+    expect(() => loadConfig({ METRICS_ALLOW: '10.0.0.0/8', METRICS_TOKEN: 'a-long-metrics-token' })).toThrow(
+      /METRICS_ALLOW: unused with METRICS_TOKEN/,
+    );
+  });
+
   it('records detection audit events for non-allowed scans unless told otherwise', () => {
     expect(loadConfig({}).AUDIT_DETECTION_EVENTS).toBe('non_allowed');
     expect(loadConfig({ AUDIT_DETECTION_EVENTS: 'all' }).AUDIT_DETECTION_EVENTS).toBe('all');

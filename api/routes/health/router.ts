@@ -2,11 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { AppServices } from '../../context.ts';
+import { AllowList } from '../../../lib/allow-list.ts';
 import { entries } from '../../../lib/error-catalogue.ts';
 import { Errors } from '../../../lib/errors.ts';
 import type { RateLimiter } from '../../../services/rate-limiter.ts';
 import { databaseReady } from '../../../services/readiness.ts';
 import type { RouteOptions, Routes } from '../../route.ts';
+import { metricsAllowedByAddress } from './metrics-access.ts';
 import { livenessSchema, readinessSchema } from './schema.ts';
 
 const live: z.output<typeof livenessSchema> = { status: 'ok' };
@@ -39,8 +41,10 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
     },
   });
   // Metrics span every organization: with METRICS_TOKEN set they need `Authorization: Bearer <token>`
-  // (required in saas mode); without it they are open, for scrapers inside a private network.
+  // from every address (required in saas mode); without it they answer loopback clients and METRICS_ALLOW
+  // only (metrics-access.ts).
   const token = s.config.METRICS_TOKEN ? Buffer.from(`Bearer ${s.config.METRICS_TOKEN}`) : null;
+  const allow = AllowList.parse(s.config.METRICS_ALLOW, { hosts: false });
   if (s.config.METRICS_ENABLED)
     routes.get('/metrics', {
       operationId: 'getMetrics',
@@ -50,9 +54,11 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
         status: 200,
         other: { 'text/plain': 'The Prometheus text exposition format (version 0.0.4).' },
       },
-      errors: [entries.metricsUnauthorized, entries.rateLimited],
+      errors: [entries.metricsUnauthorized, entries.metricsForbidden, entries.rateLimited],
       handler: async ({ req, res }) => {
         if (token) await checkMetricsToken(req, token, s.rateLimiter);
+        else if (!metricsAllowedByAddress(req.socket.remoteAddress, req.headers, allow))
+          throw Errors.metricsForbidden();
         res.type(s.metrics.registry.contentType).send(await s.metrics.registry.metrics());
       },
     });

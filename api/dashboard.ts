@@ -7,7 +7,8 @@
  * `/dashboard` and every `/dashboard/*` path that is not an asset answer index.html (the app routes
  * in the browser), revalidated on every load; `/dashboard/assets/*` answers Vite's content-hashed
  * files, cached for a year; `/dashboard/config.json` tells the app whether it may offer SSO sign-in
- * and with which client. Every answer carries the headers of api/static-file.ts and the page a
+ * and with which client; `/invites/accept` (where invite links once pointed) redirects to the app's
+ * accept page, the browser carrying the `#token=` fragment over. Every answer carries the headers of api/static-file.ts and the page a
  * Content-Security-Policy that lets nothing run or load but this origin's files (and, with SSO, lets
  * the page call the issuer's discovery and token endpoints).
  */
@@ -112,5 +113,10 @@ export function dashboardRouter(config: DashboardConfig, dir: string = DASHBOARD
   // Two routes rather than one of two paths: whatever reads `req.route.path` expects one string.
   router.get('/dashboard', page(dir, policy));
   router.get('/dashboard/{*rest}', page(dir, policy));
+  // Invite links once pointed here: the browser keeps the fragment (the token) across the redirect.
+  router.get('/invites/accept', (_req, res) => {
+    res.set({ 'Cache-Control': NO_STORE, 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+    res.redirect(308, '/dashboard/invites/accept');
+  });
   return router;
 }

@@ -1877,7 +1877,7 @@ export interface components {
     };
     CreatedInvite: {
       invite: components['schemas']['Invite'];
-      /** @description `<PUBLIC_URL>/invites/accept#token=<token>`: carries the token, shown only here (and in the email). */
+      /** @description `<PUBLIC_URL>/dashboard/invites/accept#token=<token>`: carries the token, shown only here (and in the email). */
       accept_url: string;
     };
     AcceptedInvite: {

@@ -33,7 +33,7 @@ export interface InviteActor {
 
 export interface CreatedInvite {
   invite: InviteRow;
-  /** `${publicUrl}/invites/accept#token=<token>`: the only place the token ever appears. */
+  /** `${publicUrl}/dashboard/invites/accept#token=<token>`: the only place the token ever appears. */
   acceptUrl: string;
 }
 
@@ -95,7 +95,7 @@ export async function createInvite(
     });
     return { invite, orgName: org.display_name };
   });
-  const acceptUrl = `${deps.publicUrl}/invites/accept#token=${token}`;
+  const acceptUrl = `${deps.publicUrl}/dashboard/invites/accept#token=${token}`;
   if (deps.mailer) {
     deps.mailer
       .send({ to: invite.email, organization: orgName, role: invite.role, acceptUrl, expiresAt: invite.expires_at })

@@ -7,6 +7,22 @@ import { OneTimeSecret } from './one-time-secret.tsx';
 import { ProblemView } from './problem-view.tsx';
 import { usePaged } from './use-paged.ts';
 
+/** What a key can do now: `expiring` is still active, within EXPIRING_DAYS of its expiry. */
+export type KeyStatus = 'active' | 'expiring' | 'expired' | 'revoked';
+
+/** How close to its expiry a key is called `expiring`, so it is rotated in time. */
+export const EXPIRING_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+/** A key's status at `now`: revoked wins over expired (the API refuses it either way, revoked first). */
+export function keyStatus(key: ApiKey, now: number): KeyStatus {
+  if (key.revoked_at) return 'revoked';
+  if (key.expires_at === null || key.expires_at === undefined) return 'active';
+  const expires = Date.parse(key.expires_at);
+  if (expires <= now) return 'expired';
+  return expires - now <= EXPIRING_DAYS * DAY_MS ? 'expiring' : 'active';
+}
+
 /** A secret just minted: by a create, or by a rotation (which revoked `replaced`). */
 interface Minted {
   key: ApiKeyWithSecret;
@@ -78,6 +94,7 @@ function KeyTable(props: {
   onChanged: () => void;
 }) {
   const { client } = props;
+  const now = Date.now();
   if (props.keys.length === 0) return <p className="empty">This organization has no API keys yet.</p>;
   return (
     <table>
@@ -90,6 +107,7 @@ function KeyTable(props: {
           <th scope="col">Expires</th>
           <th scope="col">Last used</th>
           <th scope="col">Status</th>
+          <th scope="col">Actions</th>
         </tr>
       </thead>
       <tbody>
@@ -108,6 +126,9 @@ function KeyTable(props: {
             <td>{when(key.created_at)}</td>
             <td>{when(key.expires_at, 'never')}</td>
             <td>{when(key.last_used_at, 'never')}</td>
+            <td>
+              <KeyStatusBadge status={keyStatus(key, now)} />
+            </td>
             <td>
               {key.revoked_at ? (
                 `revoked ${when(key.revoked_at)}`
@@ -135,5 +156,21 @@ function KeyTable(props: {
         ))}
       </tbody>
     </table>
+  );
+}
+
+const STATUS_TITLES: Record<KeyStatus, string> = {
+  active: 'Accepted by the API.',
+  expiring: `Accepted, but expires within ${EXPIRING_DAYS} days: rotate it.`,
+  expired: 'Past its expiry: the API refuses it.',
+  revoked: 'Revoked: the API refuses it.',
+};
+
+/** A key's status as a badge, its meaning in the title. */
+function KeyStatusBadge({ status }: { status: KeyStatus }) {
+  return (
+    <span className={`key-status key-status-${status}`} title={STATUS_TITLES[status]} data-testid="key-status">
+      {status}
+    </span>
   );
 }

@@ -78,29 +78,45 @@ export const SCOPES = every<Scope>()([
   'admin',
 ]);
 
-/** A signed-in session: the client holding the key, and who the key is. */
+/** What a session signed in with: an API key, or an SSO access token. */
+export interface Credential {
+  kind: 'api_key' | 'token';
+  value: string;
+}
+
+/** A signed-in session: the client holding the credential, who it is, and the credential itself. */
 export interface Session {
   client: Client;
   principal: Principal;
+  credential: Credential;
 }
 
+/** A client on this page's origin holding `credential`. No retries: a person is waiting, and a failure is shown at once. */
+export const clientFor = (credential: Credential): Client =>
+  createClient({
+    baseUrl: window.location.origin,
+    ...(credential.kind === 'api_key' ? { apiKey: credential.value } : { token: credential.value }),
+    retries: false,
+  });
+
 /**
- * Signs in with an API key: a client on this page's origin, checked by `GET /v1/me`. No retries: a
- * person is waiting, and a failure is shown to them at once.
- * @throws ContentFirewallError when the API refuses the key (or any other error answer).
+ * Signs in with `credential`: a client holding it, checked by `GET /v1/me`.
+ * @throws ContentFirewallError when the API refuses it (or any other error answer).
  */
-export async function signIn(apiKey: string): Promise<Session> {
-  const client = createClient({ baseUrl: window.location.origin, apiKey, retries: false });
-  return { client, principal: await client.me.get() };
+export async function signInWith(credential: Credential): Promise<Session> {
+  const client = clientFor(credential);
+  return { client, principal: await client.me.get(), credential };
 }
 
 /**
- * Signs in with an SSO access token (the dashboard's sign-in with the identity provider, sso.ts):
- * the same check as signIn, the token sent as the bearer. It expires with no renewal: the API then
- * answers 401, and the person signs in again.
+ * Signs in with an API key.
+ * @throws ContentFirewallError when the API refuses the key.
+ */
+export const signIn = (apiKey: string): Promise<Session> => signInWith({ kind: 'api_key', value: apiKey });
+
+/**
+ * Signs in with an SSO access token (the dashboard's sign-in with the identity provider, sso.ts). It
+ * expires with no renewal: the API then answers 401, and the person signs in again.
  * @throws ContentFirewallError when the API refuses the token.
  */
-export async function signInWithToken(token: string): Promise<Session> {
-  const client = createClient({ baseUrl: window.location.origin, token, retries: false });
-  return { client, principal: await client.me.get() };
-}
+export const signInWithToken = (token: string): Promise<Session> => signInWith({ kind: 'token', value: token });

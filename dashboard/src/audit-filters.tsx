@@ -72,8 +72,8 @@ export function AuditFilters({ onApply }: { onApply: (query: AuditQuery) => void
       {select('action', 'Action', named(ACTIONS))}
       {select('surface', 'Surface', named(SURFACES))}
       {select('resource_type', 'Resource type', RESOURCE_TYPES)}
-      {text('resource_id', 'Resource id', 'key_…, pol_…')}
-      {text('actor_id', 'Actor', 'key or user id')}
+      {text('resource_id', 'Resource id', 'ak_…, pol_…')}
+      {text('actor_id', 'Actor', 'ak_… or user id')}
       {text('agent_id', 'Agent id', 'context.agent_id')}
       {text('detector', 'Detector', 'e.g. pii')}
       {text('since', 'Since', '', 'datetime-local')}

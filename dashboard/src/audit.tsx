@@ -1,4 +1,5 @@
 import { Fragment, useCallback, useState, type ReactNode } from 'react';
+import { useActorNames } from './actor-names.ts';
 import type { Session, components } from './api.ts';
 import { AuditDownload } from './audit-download.tsx';
 import { AuditFilters, RESOURCE_TYPES, type AuditQuery } from './audit-filters.tsx';
@@ -19,8 +20,11 @@ const PAGE_SIZE = 50;
  * The Audit page: the organization's audit log (`GET /v1/audit-events`, newest first, **Load more**
  * for older), filtered by kind, action, surface, resource, actor, agent, detector and time window;
  * each event's every field behind **Details**; **Download CSV** exports everything the filters select.
+ * An actor shows as its key's name or member's email where the credential may list them, else its id.
  */
-export function Audit({ client }: Session) {
+export function Audit(session: Session) {
+  const { client } = session;
+  const names = useActorNames(session);
   const [query, setQuery] = useState<AuditQuery>({});
   const fetchPage = useCallback(
     (cursor?: string) => client.auditEvents.list({ ...query, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
@@ -40,7 +44,7 @@ export function Audit({ client }: Session) {
       <AuditDownload client={client} query={query} />
       {events.error !== null && <ProblemView error={events.error} />}
       {events.items === null && events.error === null && <p>Loading…</p>}
-      {events.items && <EventTable events={events.items} filtered={filtered} />}
+      {events.items && <EventTable events={events.items} filtered={filtered} names={names} />}
       {events.next && (
         <button type="button" onClick={events.loadMore} disabled={events.loading}>
           Load more
@@ -51,7 +55,15 @@ export function Audit({ client }: Session) {
 }
 
 /** The events, one row each, with a Details button that opens every field below the row. */
-function EventTable({ events, filtered }: { events: AuditEvent[]; filtered: boolean }) {
+function EventTable({
+  events,
+  filtered,
+  names,
+}: {
+  events: AuditEvent[];
+  filtered: boolean;
+  names: ReadonlyMap<string, string>;
+}) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   if (events.length === 0)
     return (
@@ -86,7 +98,7 @@ function EventTable({ events, filtered }: { events: AuditEvent[]; filtered: bool
                 <Summary event={e} />
               </td>
               <td>
-                <code>{e.actor_id ?? '—'}</code>
+                <Actor id={e.actor_id} names={names} />
               </td>
               <td>
                 <button
@@ -102,7 +114,7 @@ function EventTable({ events, filtered }: { events: AuditEvent[]; filtered: bool
             {open.has(e.id) && (
               <tr id={`audit-${e.id}`} className="audit-details">
                 <td colSpan={5}>
-                  <EventDetails event={e} />
+                  <EventDetails event={e} names={names} />
                 </td>
               </tr>
             )}
@@ -138,12 +150,20 @@ function Summary({ event: e }: { event: AuditEvent }) {
 }
 
 /** Every field the event carries (the empty ones left out); a scan links to its page. */
-function EventDetails({ event: e }: { event: AuditEvent }) {
+function EventDetails({ event: e, names }: { event: AuditEvent; names: ReadonlyMap<string, string> }) {
   const facts: [string, ReactNode][] = [
     ['Event id', <code key="id">{e.id}</code>],
     ['Time', `${when(e.created)} (${e.created})`],
     ['Request id', e.request_id && <code>{e.request_id}</code>],
-    ['Actor', e.actor_id && <code>{e.actor_id}</code>],
+    [
+      'Actor',
+      e.actor_id && (
+        <>
+          {names.get(e.actor_id) && `${names.get(e.actor_id)} `}
+          <code>{e.actor_id}</code>
+        </>
+      ),
+    ],
     ['Scan', e.scan_id && <Link to={`scans/${encodeURIComponent(e.scan_id)}`}>{e.scan_id}</Link>],
     ['Agent', e.agent_id],
     ['Session', e.session_id],
@@ -157,4 +177,17 @@ function EventDetails({ event: e }: { event: AuditEvent }) {
     ['Change', e.change_summary],
   ];
   return <Facts facts={facts} />;
+}
+
+/** An actor by name (its id in the title), or by id where no name is known. */
+function Actor({ id, names }: { id: string | null; names: ReadonlyMap<string, string> }) {
+  if (id === null) return <>—</>;
+  const name = names.get(id);
+  return name ? (
+    <span className="actor" title={id} data-actor-id={id}>
+      {name}
+    </span>
+  ) : (
+    <code data-actor-id={id}>{id}</code>
+  );
 }

@@ -1,9 +1,10 @@
-import { useCallback, useId, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import type { Client, components } from './api.ts';
 import { ConfirmButton } from './confirm-button.tsx';
 import { when } from './format.ts';
 import { OneTimeSecret } from './one-time-secret.tsx';
 import { ProblemView } from './problem-view.tsx';
+import { fetchSsoConfig } from './sso.ts';
 import { usePaged } from './use-paged.ts';
 
 /** A pending invite (`GET /v1/invites`): never its token. */
@@ -19,11 +20,26 @@ const INVITE_ROLES: Record<InviteRole, string> = { member: 'member', admin: 'adm
  * The invites: the pending ones (not accepted, revoked or expired; newest first) with **Revoke**, and
  * a form to invite someone by email as admin or member. The accept link is shown once: it carries the
  * invite's token, which the API never shows again (with email configured, the invitee gets it too).
+ * Accepting needs SSO sign-in on the dashboard (invite-accept.tsx): without it the form is not offered,
+ * and the page says why.
  */
 export function MemberInvites({ client }: { client: Client }) {
   const fetchPage = useCallback((cursor?: string) => client.invites.list(cursor ? { cursor } : {}), [client]);
   const invites = usePaged(fetchPage);
   const [created, setCreated] = useState<CreatedInvite | null>(null);
+  // undefined while config.json is read; null: this deployment has no SSO sign-in.
+  const [ssoOffered, setSsoOffered] = useState<boolean | undefined>(undefined);
+
+  useEffect(() => {
+    let live = true;
+    fetchSsoConfig().then(
+      (config) => live && setSsoOffered(config !== null),
+      () => live && setSsoOffered(false),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
 
   return (
     <section aria-labelledby="invites-title" className="invites">
@@ -50,13 +66,22 @@ export function MemberInvites({ client }: { client: Client }) {
           Load more
         </button>
       )}
-      <NewInvite
-        client={client}
-        onCreated={(c) => {
-          setCreated(c);
-          invites.reload();
-        }}
-      />
+      {ssoOffered === true && (
+        <NewInvite
+          client={client}
+          onCreated={(c) => {
+            setCreated(c);
+            invites.reload();
+          }}
+        />
+      )}
+      {ssoOffered === false && (
+        <p className="notice" data-testid="invites-unavailable">
+          Inviting is not offered: this deployment has no SSO sign-in for the dashboard (<code>OIDC_ISSUER</code>,{' '}
+          <code>OIDC_AUDIENCE</code> and <code>DASHBOARD_OIDC_CLIENT_ID</code>), and an invite is accepted by signing in
+          with SSO as the invited email. Give people API keys instead, or configure SSO.
+        </p>
+      )}
     </section>
   );
 }

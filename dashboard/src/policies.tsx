@@ -54,6 +54,12 @@ function PolicyList({ client }: { client: Client }) {
       </p>
       {policies.error !== null && <ProblemView error={policies.error} />}
       {policies.items === null && policies.error === null && <p>Loading…</p>}
+      {policies.items && policies.items.length > 0 && !policies.next && !policies.items.some((p) => p.is_default) && (
+        <p className="notice" data-testid="no-default-policy">
+          No policy is the default: scans that name no policy get the built-in thresholds. Open a policy and{' '}
+          <strong>Make default</strong> to apply it to them.
+        </p>
+      )}
       {policies.items && <PolicyTable policies={policies.items} />}
       {policies.next && (
         <button type="button" onClick={policies.loadMore} disabled={policies.loading}>

@@ -3,6 +3,7 @@ import type { Client } from './api.ts';
 import { ConfirmButton } from './confirm-button.tsx';
 import { when } from './format.ts';
 import { PolicyBacktest } from './policy-backtest.tsx';
+import { PolicyDefault } from './policy-default.tsx';
 import { PolicyEditor, type Policy } from './policy-editor.tsx';
 import { PolicySimulate } from './policy-simulate.tsx';
 import { ProblemView } from './problem-view.tsx';
@@ -62,6 +63,14 @@ export function PolicyDetail({ client, policyId }: { client: Client; policyId: s
           <PolicyEditor
             // A new revision resets the draft to what was stored.
             key={policy.revision_id}
+            client={client}
+            policy={policy}
+            onSaved={(p) => {
+              setPolicy(p);
+              setSaved(true);
+            }}
+          />
+          <PolicyDefault
             client={client}
             policy={policy}
             onSaved={(p) => {

@@ -13,6 +13,8 @@ const TEMPLATE: PolicyBody = {
   name: 'New policy',
   mode: 'enforce',
   enabled: true,
+  // Explicit, so the draft shows it: a policy that is not the default decides only the scans naming it.
+  is_default: false,
   rules: [
     {
       name: 'Injected instructions in tool output',
@@ -37,7 +39,7 @@ const TEMPLATE: PolicyBody = {
  * The body a replace takes for `policy`: its editable fields, rule ids included (so a replace keeps
  * them and `matched_rule_id` stays meaningful). The server's fields (ids, revision, dates) are left out.
  */
-function bodyOf(policy: Policy): PolicyBody {
+export function bodyOf(policy: Policy): PolicyBody {
   const { id: _id, revision_id: _rev, created_at: _c, updated_at: _u, rules, ...settings } = policy;
   const { name, mode, enabled, is_default, default_action, ...rest } = settings;
   // In the order a person reads it: what it is, its rules (when each holds, what it does), then the rest.

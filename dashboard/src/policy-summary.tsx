@@ -112,6 +112,12 @@ export function PolicySummary({ body, issues = [] }: { body: unknown; issues?: r
         </dd>
         <dt>Mode</dt>
         <dd>{body.mode === 'observe' ? 'observe (answers allowed; records what enforce would do)' : 'enforce'}</dd>
+        <dt>Default</dt>
+        <dd data-testid="summary-default">
+          {body.is_default === true
+            ? 'yes: it decides every scan that names no policy'
+            : 'no: it decides only the scans that name it (options.policy_id); set "is_default": true to apply it to the rest'}
+        </dd>
         {config.length > 0 && (
           <>
             <dt>Thresholds</dt>

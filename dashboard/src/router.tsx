@@ -57,6 +57,7 @@ export function Link({
   to: string;
   children: ReactNode;
   className?: string;
+  title?: string;
   'aria-current'?: 'page';
 }) {
   const { go } = useRoute();

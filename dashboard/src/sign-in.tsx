@@ -1,15 +1,22 @@
 import { useState, type FormEvent } from 'react';
 import { signIn, type Session } from './api.ts';
 import { ProblemView } from './problem-view.tsx';
+import { keepCredential } from './session-store.ts';
 import { SsoSignIn } from './sso-sign-in.tsx';
 
 /**
  * The sign-in screen: "Sign in with SSO" where the deployment offers it (sso-sign-in.tsx), and
- * pasting an API key. The key goes no further than this component's state and the client made from
- * it (never storage, a cookie or the URL); `GET /v1/me` checks it before the dashboard opens.
+ * pasting an API key; `GET /v1/me` checks the credential before the dashboard opens. It stays in the
+ * page's memory (never a cookie or the URL), and in this tab's sessionStorage only when the person
+ * ticks "Keep me signed in in this tab" (session-store.ts says what that costs).
  */
 export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [key, setKey] = useState('');
+  const [keep, setKeep] = useState(false);
+  const signedIn = (session: Session) => {
+    if (keep) keepCredential(session.credential);
+    onSignedIn(session);
+  };
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
@@ -20,7 +27,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
     try {
       const session = await signIn(key.trim());
       setKey('');
-      onSignedIn(session);
+      signedIn(session);
     } catch (err) {
       setError(err);
     } finally {
@@ -31,7 +38,18 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
   return (
     <main className="sign-in">
       <h1>Content Firewall</h1>
-      <SsoSignIn onSignedIn={onSignedIn} />
+      <div className="keep-signed-in">
+        <label className="check">
+          <input type="checkbox" checked={keep} onChange={(e) => setKeep(e.target.checked)} /> Keep me signed in in this
+          tab
+        </label>
+        <p className="hint" id="keep-signed-in-hint">
+          {keep
+            ? 'The key or SSO token is kept in this tab’s sessionStorage: a reload keeps you signed in, closing the tab or Sign out forgets it. Any script running on the page could read it there: use it on a machine and browser you trust.'
+            : 'Off: the key or SSO token is kept in this tab’s memory only, so reloading the page signs you out.'}
+        </p>
+      </div>
+      <SsoSignIn onSignedIn={signedIn} />
       <form onSubmit={submit}>
         <label htmlFor="api-key">API key</label>
         <input
@@ -45,7 +63,6 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
           required
           autoFocus
         />
-        <p className="hint">Kept in this tab's memory only: reloading the page signs you out.</p>
         <button type="submit" disabled={busy || key.trim() === ''}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -45,9 +45,7 @@ export function SsoSignIn({ onSignedIn }: { onSignedIn: (session: Session) => vo
           <button type="button" className="sso-button" onClick={() => void signIn()} disabled={busy}>
             {busy ? 'Signing in with SSO…' : 'Sign in with SSO'}
           </button>
-          <p className="hint">
-            Opens your identity provider in a new window; the session is kept in this tab's memory only.
-          </p>
+          <p className="hint">Opens your identity provider in a new window.</p>
         </>
       )}
       {error !== null &&

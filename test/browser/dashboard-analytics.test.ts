@@ -2,8 +2,8 @@
  * The dashboard's Analytics page in a real browser against a real service on a database of its own
  * (the rollup job spans organizations): scans sent through the API and rolled up, then the page's
  * totals equal to the API's, its SVG charts drawn with the seeded surfaces and detectors, their
- * numbers in the "Show data" tables, a wrong custom range and a key without `analytics:read` shown
- * as the API's problem, and an organization without scans shown the empty state.
+ * numbers in the "Show data" tables, a wrong custom range shown as the API's problem, a key without
+ * `analytics:read` told which scope it lacks, and an organization without scans shown the empty state.
  * DASHBOARD_SCREENSHOTS=1 also writes docs/images/dashboard-analytics.png.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -183,12 +183,12 @@ describe('the Analytics page', () => {
     expect(await page.locator('svg').count()).toBe(0);
   });
 
-  it('shows the API problem to a key without analytics:read', async () => {
+  it('says which scope a key without analytics:read lacks, instead of asking the API', async () => {
     const { secret } = await buildApiKey(app, org.orgId, { scopes: ['scans:read'] });
     await open(secret);
-    const problem = page.getByRole('alert');
-    await problem.waitFor();
-    expect(await problem.locator('.problem-code').textContent()).toBe('auth.insufficient_scope');
+    const note = page.getByTestId('no-access');
+    await note.waitFor();
+    expect(await note.textContent()).toContain('needs the analytics:read scope');
     expect(await page.locator('svg').count()).toBe(0);
   });
 });

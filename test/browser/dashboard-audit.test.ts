@@ -1,6 +1,7 @@
 /**
  * The dashboard's Audit page in a real browser against a real service: audited actions done through
- * the API (a key created and revoked, a scan decided) appear in the log, an event's details open,
+ * the API (a key created and revoked, a scan decided) appear in the log, their actor by its key's name
+ * (its id for a key that may not list keys), an event's details open,
  * the filters narrow the list (by action, by resource type), and Download CSV saves every event the
  * filters select, across pages (a selection of 10,005 events, seeded in SQL: more than one CSV page
  * holds; the API would take minutes to make them). DASHBOARD_SCREENSHOTS=1 also writes docs/images/dashboard-audit.png.
@@ -9,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newTimedId } from '../../lib/ids.ts';
-import { buildOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { buildApiKey, buildOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 import { launchChromium, requireBuiltDashboard, screenshot } from './chromium.ts';
 import { openTab, type DashboardTab } from './session.ts';
 
@@ -77,6 +78,10 @@ describe('the Audit page', () => {
     const revoked = eventRows().filter({ hasText: 'revoked API key "Audit trail bot"' });
     await created.waitFor();
     await revoked.waitFor();
+    // The actor by its key's name (the admin key the harness built), its id in the title.
+    const actor = created.locator('.actor');
+    expect(await actor.textContent()).toBe('test key');
+    expect(await actor.getAttribute('title')).toMatch(/^ak_[0-9A-Z]{26}$/);
     const detection = eventRows().filter({ hasText: 'detection' });
     await expect.poll(() => detection.count()).toBe(1);
     expect(await detection.locator('.action').textContent()).toBe(scanAction);
@@ -117,6 +122,18 @@ describe('the Audit page', () => {
 
     await page.getByRole('button', { name: 'Clear' }).click();
     await expect.poll(() => eventRows().count()).toBeGreaterThanOrEqual(3);
+  });
+
+  it("shows an actor's id where the key may not list API keys, and the ak_ placeholder", async () => {
+    const { secret } = await buildApiKey(app, org.orgId, { name: 'auditor', scopes: ['audit:read'] });
+    tab = await openTab(browser, app.baseUrl);
+    page = tab.page;
+    await tab.signIn(secret, 'audit');
+    const created = eventRows().filter({ hasText: 'created live API key "Audit trail bot"' });
+    await created.waitFor();
+    expect(await created.locator('code[data-actor-id]').textContent()).toMatch(/^ak_[0-9A-Z]{26}$/);
+    expect(await page.getByLabel('Resource id').getAttribute('placeholder')).toBe('ak_…, pol_…');
+    expect(await page.getByLabel('Actor').getAttribute('placeholder')).toBe('ak_… or user id');
   });
 
   it('downloads what the filters select as CSV', async () => {

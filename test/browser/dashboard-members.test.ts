@@ -24,7 +24,10 @@ beforeAll(async () => {
   requireBuiltDashboard();
   browser = await launchChromium();
   idp = await startIssuer();
-  app = await startTestApp({ env: { DATABASE_URL: await isolatedDatabase(), ...idp.env() } });
+  // The dashboard offers invites only with its SSO sign-in (the invitee accepts with it): a client id is enough here.
+  app = await startTestApp({
+    env: { DATABASE_URL: await isolatedDatabase(), ...idp.env(), DASHBOARD_OIDC_CLIENT_ID: 'firewall-dashboard' },
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -125,7 +128,7 @@ describe('the Members page', () => {
     await page.getByLabel('Invite role').selectOption('admin');
     await page.getByRole('button', { name: 'Send invite' }).click();
     const link = await page.getByTestId('new-secret').textContent();
-    expect(link).toMatch(/\/invites\/accept#token=[\w-]{43}$/);
+    expect(link).toMatch(/\/dashboard\/invites\/accept#token=[\w-]{43}$/);
     const invite = page.locator('table.invites-table tbody tr').filter({ hasText: invitee });
     await invite.waitFor();
     expect(await invite.textContent()).toContain('admin');

@@ -105,6 +105,11 @@ describe('the Policies page', () => {
     await page.getByRole('heading', { name: POLICY.name }).waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/policies\/pol_[0-9A-Z]{26}$/);
     expect(await page.getByTestId('policy-revision').textContent()).toMatch(/^rev_/);
+    // Not the default (the template says `"is_default": false`): the page says what that means.
+    expect(await page.getByTestId('policy-default-state').textContent()).toContain('Not the default');
+    expect(await page.getByTestId('summary-default').textContent()).toContain(
+      'no: it decides only the scans that name it',
+    );
 
     // Simulate against the seeded scan with an email address, picked from the recent scans.
     const recent = page.getByLabel('Recent scan');
@@ -129,6 +134,22 @@ describe('the Policies page', () => {
     expect(await page.getByTestId('count-blocked').textContent()).toContain('blocked01+1');
     await page.getByTestId('backtest').getByRole('link', { name: emailScan.id }).waitFor();
     await screenshot(page, 'policy-backtest');
+
+    // Make default: a replace with is_default set (a new revision), said on the page and in the heading.
+    const before = await page.getByTestId('policy-revision').textContent();
+    await page.getByRole('button', { name: 'Make default' }).click();
+    await expect.poll(() => page.getByTestId('policy-revision').textContent()).not.toBe(before);
+    expect(await page.getByTestId('policy-default-state').textContent()).toContain(
+      'it decides every scan that names no policy',
+    );
+    expect(await page.getByRole('heading', { name: POLICY.name }).textContent()).toContain('default');
+    expect(await page.getByTestId('summary-default').textContent()).toContain('yes');
+    const made = await fetch(`${app.baseUrl}/v1/policies?limit=10`, {
+      headers: { authorization: `Bearer ${org.admin}` },
+    });
+    expect(((await made.json()) as { data: { name: string; is_default: boolean }[] }).data).toEqual([
+      expect.objectContaining({ name: POLICY.name, is_default: true }),
+    ]);
 
     // Editing replaces it: a new revision, the rule id kept, the draft reset to what was stored.
     const revision = await page.getByTestId('policy-revision').textContent();

@@ -39,6 +39,14 @@ describe('GET /dashboard', () => {
     expect(home.text).not.toMatch(/https?:\/\//);
   });
 
+  it('redirects /invites/accept, where invite links once pointed, to the accept page (the fragment stays in the browser)', async () => {
+    const res = await fetch(`${app.baseUrl}/invites/accept`, { redirect: 'manual' });
+    expect(res.status).toBe(308);
+    expect(res.headers.get('location')).toBe('/dashboard/invites/accept');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
   it('sends a Content-Security-Policy that lets nothing inline or from elsewhere run', async () => {
     const res = await call(app, 'GET', '/dashboard');
     const policy = res.headers.get('content-security-policy') ?? '';

@@ -82,7 +82,9 @@ describe('invite email', () => {
     expect(r.status, r.text).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual(['accept_url', 'invite']);
     expect(Object.keys(r.body.invite).sort()).toEqual(['created_at', 'email', 'expires_at', 'id', 'role']);
-    expect(r.body.accept_url).toMatch(/^https:\/\/console\.firewall\.test\/invites\/accept#token=[A-Za-z0-9_-]{43}$/);
+    expect(r.body.accept_url).toMatch(
+      /^https:\/\/console\.firewall\.test\/dashboard\/invites\/accept#token=[A-Za-z0-9_-]{43}$/,
+    );
 
     const mail = await waitFor('the invite email', () => received.find((m) => m.to.includes('mailed@example.com')));
     expect(mail.to).toEqual(['mailed@example.com']);

@@ -11,7 +11,7 @@ import { app, idp, newSubject, signUp, useIdentityApp } from './identity-fixture
 const PUBLIC_URL = 'https://console.firewall.test';
 useIdentityApp({ env: { PUBLIC_URL: `${PUBLIC_URL}/`, INVITE_TTL_HOURS: '48' } });
 
-const ACCEPT_URL = /^https:\/\/console\.firewall\.test\/invites\/accept#token=([A-Za-z0-9_-]{43})$/;
+const ACCEPT_URL = /^https:\/\/console\.firewall\.test\/dashboard\/invites\/accept#token=([A-Za-z0-9_-]{43})$/;
 
 const invite = (key: string, email: string, role = 'member', headers?: Record<string, string>) =>
   call(app, 'POST', '/v1/invites', { key, json: { email, role }, headers });

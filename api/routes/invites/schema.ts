@@ -49,7 +49,9 @@ export const createdInviteSchema = resource(
     invite: inviteSchema,
     accept_url: z
       .string()
-      .describe('`<PUBLIC_URL>/invites/accept#token=<token>`: carries the token, shown only here (and in the email).'),
+      .describe(
+        '`<PUBLIC_URL>/dashboard/invites/accept#token=<token>`: carries the token, shown only here (and in the email).',
+      ),
   }),
 );
 

@@ -28,7 +28,7 @@ const baseEnv = (): NodeJS.ProcessEnv => {
 };
 
 function cli(args: string[], env: NodeJS.ProcessEnv = baseEnv()) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
     cwd: ROOT,
     env,
     encoding: 'utf8',

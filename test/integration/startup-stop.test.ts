@@ -239,7 +239,7 @@ describe('a signal to the whole process group of npm start (Ctrl-C) stops cleanl
 function bootstrapKey(dir: string): string {
   const r = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', 'Ctrl-C', '--json'],
+    ['--import', 'tsx', 'cli/main.ts', 'bootstrap', '--org', 'Ctrl-C', '--json'],
     {
       cwd: ROOT,
       env: serverEnv(dir),

@@ -75,7 +75,7 @@ describe('what the service writes', () => {
       const cliEnv = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
       const boot = spawnSync(
         process.execPath,
-        ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', 'Footprint', '--json'],
+        ['--import', 'tsx', 'cli/main.ts', 'bootstrap', '--org', 'Footprint', '--json'],
         { cwd: ROOT, env: cliEnv, encoding: 'utf8', timeout: 120_000 },
       );
       expect(boot.status, boot.stderr).toBe(0);

@@ -10,8 +10,8 @@ import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey, type ApiKeyDeps 
 import { setLegacyQuota } from '../services/legacy-quota.ts';
 import { bootstrapOrganization, resolveOrganization } from '../services/organizations.ts';
 import { listOrgs } from '../store/orgs.ts';
-import { out, required, UsageError, type CommandSpec, type Parsed } from './args-cli.ts';
-import type { Runtime } from './runtime.ts';
+import { out, required, UsageError, type CommandSpec, type Parsed } from './args.ts';
+import type { Runtime } from '../server/runtime.ts';
 
 /** What an operator command works with: the database runtime and the API key services. */
 export interface OperatorContext {

@@ -1,6 +1,6 @@
 /**
  * The CLI (`npx content-firewall …`, bin/content-firewall.js): operator commands on the database
- * (server/operator-cli.ts) and API commands against a running deployment (scan, policies, redteam).
+ * (cli/operator.ts) and API commands against a running deployment (scan, policies, redteam).
  * Every command has its own help (`<command> --help`, `help <command>`) and accepts only its own flags.
  */
 import { SCOPES } from '../lib/scopes.ts';
@@ -8,21 +8,21 @@ import { loadConfigOrReport } from '../config.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ProblemError } from '../lib/errors.ts';
 import { createLogger } from '../lib/logger.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime } from '../server/runtime.ts';
 import { OperatorError } from '../services/organizations.ts';
 import { TOPICS } from '../services/invalidation-bus.ts';
-import { apiKeyServices, changesBus } from './services.ts';
-import { redteamCommand, REDTEAM_USAGE } from './redteam-cli.ts';
-import { parseCommand, UsageError, wantsHelp, wrap, type CommandSpec, type Parsed } from './args-cli.ts';
-import { ApiProblem, ApiUnreachable, describeProblem } from './api-cli-http.ts';
-import { OPERATOR_COMMANDS, type OperatorCommand } from './operator-cli.ts';
-import { EXIT_DECISION, SCAN_COMMAND, scanCommand } from './scan-cli.ts';
+import { apiKeyServices, changesBus } from '../server/services.ts';
+import { redteamCommand, REDTEAM_USAGE } from './redteam.ts';
+import { parseCommand, UsageError, wantsHelp, wrap, type CommandSpec, type Parsed } from './args.ts';
+import { ApiProblem, ApiUnreachable, describeProblem } from './api-http.ts';
+import { OPERATOR_COMMANDS, type OperatorCommand } from './operator.ts';
+import { EXIT_DECISION, SCAN_COMMAND, scanCommand } from './scan.ts';
 import {
   POLICIES_APPLY_COMMAND,
   POLICIES_LIST_COMMAND,
   policiesApplyCommand,
   policiesListCommand,
-} from './policies-cli.ts';
+} from './policies.ts';
 
 /** A command that calls a running deployment's API: no database, no configuration. */
 interface ApiCommand extends CommandSpec {
@@ -35,7 +35,7 @@ const API_COMMANDS: readonly ApiCommand[] = [
   { ...POLICIES_APPLY_COMMAND, run: policiesApplyCommand },
 ];
 
-/** `redteam run` parses its own arguments (server/redteam-cli.ts). */
+/** `redteam run` parses its own arguments (cli/redteam.ts). */
 const REDTEAM: CommandSpec = { name: 'redteam run', usage: REDTEAM_USAGE, flags: {} };
 
 const COMMANDS: readonly CommandSpec[] = [...OPERATOR_COMMANDS, ...API_COMMANDS, REDTEAM];

@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import type { Scan } from '../client/index.ts';
 import { ACTIONS, SURFACES, TIERS } from '../engine/detector.ts';
 import { severity } from '../engine/decision.ts';
-import { call, clientOf, TARGET_FLAGS, targetOf } from './api-cli-http.ts';
-import { optional, table, UsageError, wrap, type CommandSpec, type Parsed } from './args-cli.ts';
+import { call, clientOf, TARGET_FLAGS, targetOf } from './api-http.ts';
+import { optional, table, UsageError, wrap, type CommandSpec, type Parsed } from './args.ts';
 
 /** Exit code of a scan whose decision reached `--fail-on`. */
 export const EXIT_DECISION = 3;

@@ -8,6 +8,7 @@
 
 /** Top to bottom. A folder may import only folders later in this list (and itself). */
 const LAYERS = [
+  'cli', // the operator CLI (bin/content-firewall.js): its commands, the red-team runner; nothing serving imports it
   'server', // process entry points and the wiring: the only place that constructs long-lived things
   'api', // HTTP only: buildApp(services) = middleware + routes; starts nothing
   'jobs', // Agenda job definitions

@@ -14,14 +14,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Config } from '../config.ts';
 import { Errors } from '../lib/errors.ts';
+import { fromRoot } from '../lib/package-root.ts';
 import { IMMUTABLE, NO_STORE, REVALIDATE, selfOnlyPolicy, sendStatic } from './static-file.ts';
 
 /** Where `npm run build:dashboard` writes the app (dashboard/vite.config.ts). */
-export const DASHBOARD_DIST = fileURLToPath(new URL('../dist/dashboard/', import.meta.url));
+export const DASHBOARD_DIST = `${fromRoot('dist/dashboard')}${path.sep}`;
 
 /** The variables the dashboard's routes read: the SSO issuer, and the dashboard's client there. */
 export type DashboardConfig = Pick<

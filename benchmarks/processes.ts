@@ -49,7 +49,7 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts a tsx child; ready when `ready` matches its output (group 1: the port), or when `port` answers
+ * Starts a child: a `.ts` entry through tsx, a compiled one (dist/app/*.mjs) as it is; ready when `ready` matches its output (group 1: the port), or when `port` answers
  * /healthz. `env` adds to this process's environment; an undefined value removes that variable.
  */
 export function start(
@@ -61,7 +61,8 @@ export function start(
   return new Promise((resolve, reject) => {
     const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
     for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
-    const child = spawn(process.execPath, ['--import', 'tsx', ...cmd], {
+    const loader = cmd[0]?.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = spawn(process.execPath, [...loader, ...cmd], {
       cwd: ROOT,
       env: merged,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -109,7 +109,7 @@ export async function bootstrapKey(db: Database): Promise<string> {
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const { stdout } = await run(
     process.execPath,
-    ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', `Bench ${Date.now()}`, '--json'],
+    ['--import', 'tsx', 'cli/main.ts', 'bootstrap', '--org', `Bench ${Date.now()}`, '--json'],
     { cwd: ROOT, env },
   );
   return (JSON.parse(stdout) as { api_key: { secret: string } }).api_key.secret;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../lib/package-root.ts';
 
 /** A detector's score levels: above `warn_above` it warns, above `flag_above` it flags, above `block_above` it blocks. */
 export interface Thresholds {
@@ -77,7 +77,7 @@ export interface ModelEntry {
 }
 
 /** Absolute path of the artifacts directory (`models/` at the repository root). */
-export const MODELS_DIR: string = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');
+export const MODELS_DIR: string = fromRoot('models');
 
 /** The manifest's model entries. @throws when the file is missing or has no `models` array */
 export function readManifest(dir: string = MODELS_DIR): { models: ModelEntry[] } {

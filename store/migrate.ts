@@ -1,9 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../lib/package-root.ts';
 import { withTransaction, type Db } from './db.ts';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_DIR = fromRoot('store/migrations');
 // An arbitrary constant: every process that migrates takes the same advisory lock.
 const MIGRATION_LOCK = 727_301_001;
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -16,9 +17,12 @@ declare module 'vitest' {
 
 /**
  * One fresh database per test run on the real PostgreSQL server (TEST_DATABASE_URL, default the
- * local one), migrated once; dropped at the end. Redis (TEST_REDIS_URL) must answer PING.
+ * local one), migrated once; dropped at the end. Redis (TEST_REDIS_URL) must answer PING. The
+ * compiled build is made afresh from the sources under test (about a second): the tests that start
+ * the binary or `npm start` run what ships, never a stale dist/app.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  execFileSync('npm', ['run', '-s', 'build:app'], { stdio: 'inherit' });
   const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const dbName = `cf_test_${Date.now()}_${randomBytes(3).toString('hex')}`;

@@ -33,6 +33,8 @@ export function createModelPool(opts: PoolOptions): TaskRunner {
     nice: opts.nice,
   };
   const pool = new Piscina<ModelTask, ModelReply>({
+    // From the sources, workers/worker-entry.mjs (tsx, then model-worker.ts); from the compiled build,
+    // dist/app/worker-entry.mjs, the bundled model-worker.ts beside this code's own bundle (decision 0012).
     filename: new URL('./worker-entry.mjs', import.meta.url).href,
     minThreads: opts.threads,
     maxThreads: opts.threads,

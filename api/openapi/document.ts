@@ -6,6 +6,7 @@
  * the codes of each status (problems.ts); `webhooks` are the deliveries the service sends (webhooks.ts).
  */
 import { readFileSync } from 'node:fs';
+import { fromRoot } from '../../lib/package-root.ts';
 import type { DeclaredRoute } from '../route.ts';
 import { components, scopeList } from './components.ts';
 import { documentedRoutes, paths, tagOf, templateOf } from './paths.ts';
@@ -16,7 +17,7 @@ export type OpenApiDocument = Record<string, unknown> & { openapi: '3.1.0'; path
 
 /** The package's name and version (the document's `info.version`), read once. */
 function packageInfo(): { name: string; version: string; description?: string } {
-  return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  return JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
     name: string;
     version: string;
     description?: string;

@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import type { Thresholds } from '../../inference/manifest.ts';
 import { runSteps, type Steps } from '../../lib/steps.ts';
+import { fromRoot } from '../../lib/package-root.ts';
 import { surfaceGroup, type DetectorInput, type DetectorResult, type SurfaceGroup } from '../detector.ts';
 import { itemFor } from './scoring.ts';
 
@@ -266,11 +267,11 @@ export function compileIntentRules(lexicon: IntentLexicon, rules: readonly Rule[
 
 /**
  * The lexicon this repository ships: the injection intents (`intent-lexicon.json`) and requests for
- * harmful help (`harm-lexicon.json`), next to this file, written by the team.
+ * harmful help (`harm-lexicon.json`), in engine/detectors/, written by the team.
  */
 export function loadIntentLexicon(): IntentLexicon {
   const read = (name: string): IntentLexicon =>
-    JSON.parse(readFileSync(new URL(`./${name}`, import.meta.url), 'utf8')) as IntentLexicon;
+    JSON.parse(readFileSync(fromRoot(`engine/detectors/${name}`), 'utf8')) as IntentLexicon;
   const a = read('intent-lexicon.json');
   const b = read('harm-lexicon.json');
   return { languages: [...new Set([...a.languages, ...b.languages])], classes: { ...a.classes, ...b.classes } };
@@ -278,7 +279,7 @@ export function loadIntentLexicon(): IntentLexicon {
 
 /** The toxicity detector's term lexicon (`toxic-lexicon.json`, written by `npm run train:toxic-lexicon`). */
 export function loadToxicLexicon(): IntentLexicon {
-  return JSON.parse(readFileSync(new URL('./toxic-lexicon.json', import.meta.url), 'utf8')) as IntentLexicon;
+  return JSON.parse(readFileSync(fromRoot('engine/detectors/toxic-lexicon.json'), 'utf8')) as IntentLexicon;
 }
 
 /** Characters per step of a long text; pieces overlap by enough for any match to lie whole in one. */

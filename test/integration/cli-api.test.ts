@@ -92,6 +92,22 @@ describe('scan', SLOW, () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--target (or CONTENT_FIREWALL_URL) is required');
   });
+
+  it('an empty input (file or stdin, or only whitespace) exits 2 before any call: a CI gate never passes it', async () => {
+    const file = fileWith('empty.txt', '');
+    // A target nobody listens on: a scan call would exit 1 (unreachable), not 2.
+    const nowhere = ['--target', 'http://127.0.0.1:9', '--key', org.admin];
+    for (const [o, args, what] of [
+      [{}, ['--file', file], file],
+      [{ stdin: '' }, [], 'stdin'],
+      [{ stdin: ' \n\t\n' }, [], 'stdin'],
+    ] as const) {
+      const r = await runCliWith(o, 'scan', ...args, ...nowhere, '--fail-on', 'never');
+      expect(r.code, what).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')[0]).toBe(`error: nothing to scan: ${what} is empty (or only whitespace)`);
+    }
+  });
 });
 
 describe('policies', SLOW, () => {

@@ -4,6 +4,7 @@
  * (no npm banner, so `| jq` works), and `keys rotate`.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../../lib/scopes.ts';
 import { runCli, runCliWith } from '../support/cli.ts';
@@ -71,6 +72,17 @@ describe('help', SLOW, () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(new RegExp(`^error: .*\\n\\nUsage: npx content-firewall\\n {2}${args[0]}`));
     }
+  });
+
+  it('an unknown flag is named in a balanced message', async () => {
+    const r = await runCli('scan', '--bogus');
+    expect(r.stderr.split('\n')[0]).toBe('error: unknown flag: --bogus');
+  });
+
+  it('--version prints the package version alone, exit 0', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const r = await runCli('--version');
+    expect(r).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it('an unknown command or a group without its command exits 2', async () => {

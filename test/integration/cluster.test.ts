@@ -58,7 +58,8 @@ beforeAll(async () => {
   app = await startTestApp({ env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false' } });
   org = await buildOrg(app);
   port = await freePort();
-  primary = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--cluster', '2'], {
+  // The compiled build, as `npm start -- --cluster 2` runs it: the workers fork the same bundle.
+  primary = spawn(process.execPath, ['dist/app/server.mjs', '--cluster', '2'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

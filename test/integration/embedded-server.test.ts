@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 
 /**
- * The newcomer's path, for real: `npm start` with no DATABASE_URL (embedded PostgreSQL under
+ * The newcomer's path, for real, on the compiled build: `npm start` with no DATABASE_URL (embedded PostgreSQL under
  * DATA_DIR), the bootstrap CLI against the running server, a key that works on /v1/me, a drain on
  * SIGTERM that loses nothing, then the CLI against the stopped data directory and against DATABASE_URL.
  */
@@ -28,7 +28,7 @@ const baseEnv = (): NodeJS.ProcessEnv => {
 };
 
 function cli(args: string[], env: NodeJS.ProcessEnv = baseEnv()) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
+  const r = spawnSync(process.execPath, ['bin/content-firewall.js', ...args], {
     cwd: ROOT,
     env,
     encoding: 'utf8',

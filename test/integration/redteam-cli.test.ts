@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { builtinCorpus, corpusHash } from '../../server/redteam-corpus.ts';
+import { builtinCorpus, corpusHash } from '../../cli/redteam-corpus.ts';
 import { buildApiKey, call } from '../support/harness.ts';
 import { app, org, useRedteamApp } from './redteam-fixture.ts';
 
@@ -9,7 +9,7 @@ useRedteamApp();
 
 const run = promisify(execFile);
 const cli = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'redteam', ...args], { timeout: 120_000 }).then(
+  run(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'redteam', ...args], { timeout: 120_000 }).then(
     (r) => ({ code: 0, ...r }),
     (err: { code: number; stdout: string; stderr: string }) => ({
       code: err.code,

@@ -237,16 +237,12 @@ describe('a signal to the whole process group of npm start (Ctrl-C) stops cleanl
 
 /** An admin key of a new organization, through the CLI (which stops the cluster it started). */
 function bootstrapKey(dir: string): string {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', 'Ctrl-C', '--json'],
-    {
-      cwd: ROOT,
-      env: serverEnv(dir),
-      encoding: 'utf8',
-      timeout: 120_000,
-    },
-  );
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'bootstrap', '--org', 'Ctrl-C', '--json'], {
+    cwd: ROOT,
+    env: serverEnv(dir),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error(`bootstrap failed: ${r.stderr}`);
   return JSON.parse(r.stdout).api_key.secret as string;
 }

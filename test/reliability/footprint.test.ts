@@ -8,12 +8,12 @@ import { SURFACES, TIERS } from '../../engine/detector.ts';
 import { budgetMs, cases } from './profile.ts';
 
 /**
- * The service writes nothing outside DATA_DIR and its own temp folder. Run for real — the CLI's
+ * The service writes nothing outside DATA_DIR. Run for real — the CLI's
  * bootstrap, then the server with its model threads, scans on every tier and surface, a stop — with
  * HOME and TMPDIR pointed at fresh folders and XDG_CACHE_HOME unset (onnxruntime-node's telemetry
  * queue goes to $XDG_CACHE_HOME, else ~/.cache, under Microsoft/DeveloperTools/.onnxruntime/; its
- * debug log, mat-debug-<pid>.log, to the temp folder). Afterwards HOME must be empty, and TMPDIR hold
- * only tsx's compile cache (tsx-<uid>: `npm start` runs the TypeScript through tsx).
+ * debug log, mat-debug-<pid>.log, to the temp folder). Afterwards HOME and TMPDIR must be empty. The
+ * CLI and the server run as they ship: the compiled build (test/global-setup.ts makes it).
  */
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'cf-footprint-'));
@@ -49,7 +49,7 @@ const TEXTS = [
 
 describe('what the service writes', () => {
   it(
-    'nothing outside DATA_DIR and its temp folder: no telemetry queue, device id or debug log',
+    'nothing outside DATA_DIR: no telemetry queue, device id, debug log or compile cache',
     { timeout: budgetMs(180_000, 600_000) },
     async () => {
       for (const dir of [home, tmp]) mkdirSync(dir);
@@ -75,14 +75,14 @@ describe('what the service writes', () => {
       const cliEnv = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
       const boot = spawnSync(
         process.execPath,
-        ['--import', 'tsx', 'server/cli.ts', 'bootstrap', '--org', 'Footprint', '--json'],
+        ['bin/content-firewall.js', 'bootstrap', '--org', 'Footprint', '--json'],
         { cwd: ROOT, env: cliEnv, encoding: 'utf8', timeout: 120_000 },
       );
       expect(boot.status, boot.stderr).toBe(0);
       const key = JSON.parse(boot.stdout).api_key.secret as string;
 
       const port = await freePort();
-      ({ child } = await start(['server/main.ts'], { ...env, PORT: String(port) }, null, port));
+      ({ child } = await start(['dist/app/server.mjs'], { ...env, PORT: String(port) }, null, port));
       const pid = child.pid!;
       const statuses = new Map<number, number>();
       const sources = new Set<string>();
@@ -116,12 +116,12 @@ describe('what the service writes', () => {
       expect(await exited).toBe(0);
       child = null;
 
-      expect(filesUnder(root, ['data', path.join('tmp', `tsx-${process.getuid?.() ?? 0}`)])).toEqual(['home', 'tmp']);
+      expect(filesUnder(root, ['data'])).toEqual(['home', 'tmp']);
       // The library's fallback when TMPDIR is not honoured.
       expect(existsSync(`/tmp/mat-debug-${pid}.log`)).toBe(false);
       expect(readdirSync(dataDir)).toContain('pg');
       console.info(
-        `footprint: ${scans} scans on ${TIERS.length} tiers × ${SURFACES.length} surfaces; nothing written outside DATA_DIR and TMPDIR/tsx-<uid>`,
+        `footprint: ${scans} scans on ${TIERS.length} tiers × ${SURFACES.length} surfaces; nothing written outside DATA_DIR`,
       );
     },
   );

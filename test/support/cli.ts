@@ -1,6 +1,7 @@
 /**
  * The CLI run as a child process against the test database (no Redis: the CLI's revocation bus is
- * then in-process), through its binary as `npx content-firewall` runs it.
+ * then in-process), through its binary as `npx content-firewall` runs it: the compiled build, which
+ * test/global-setup.ts makes.
  */
 import { spawn } from 'node:child_process';
 import { inject } from 'vitest';

@@ -31,7 +31,7 @@ describe('layout', () => {
   });
 
   it('only store/ sends SQL (services call its repositories; api/ calls services)', () => {
-    const serving = /^(server|api|jobs|services|workers|engine|inference|lib|client)\//;
+    const serving = /^(cli|server|api|jobs|services|workers|engine|inference|lib|client)\//;
     const querying = files.filter(
       (f) => serving.test(f) && isCode(f) && /\.query(<[^>]*>)?\(/.test(readFileSync(path.join(ROOT, f), 'utf8')),
     );

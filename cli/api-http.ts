@@ -13,7 +13,7 @@ import {
   type OperationKey,
   type RequestOptions,
 } from '../client/index.ts';
-import { UsageError, type Values } from './args-cli.ts';
+import { UsageError, type Values } from './args.ts';
 
 /** A deployment to call: its base URL and an API key. */
 export interface ApiTarget {

@@ -1,11 +1,11 @@
 /**
  * `npm run cli -- redteam run --target URL --key KEY --authorized`: the red-team self-test of a running
- * deployment (server/redteam-runner.ts), with a progress bar on stderr (a terminal only) and a
+ * deployment (cli/redteam-runner.ts), with a progress bar on stderr (a terminal only) and a
  * summary table on stdout. It talks to the target over HTTP only: no database, no configuration.
  */
 import { parseArgs } from 'node:util';
 import { ATTACK_CLASSES, builtinCorpus, type AttackClass } from './redteam-corpus.ts';
-import { ApiProblem } from './api-cli-http.ts';
+import { ApiProblem } from './api-http.ts';
 import { runRedteam, type ClassSummary } from './redteam-runner.ts';
 
 export const REDTEAM_USAGE = `  redteam run --target URL --key KEY --authorized [--classes C1,C2] [--tier fast|accurate|auto]

@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { ContentFirewallClient } from '../client/index.ts';
-import { call, clientOf, TARGET_FLAGS, targetOf } from './api-cli-http.ts';
-import { out, table, UsageError, type CommandSpec, type Parsed } from './args-cli.ts';
+import { call, clientOf, TARGET_FLAGS, targetOf } from './api-http.ts';
+import { out, table, UsageError, type CommandSpec, type Parsed } from './args.ts';
 
 /** `policies list`. */
 export const POLICIES_LIST_COMMAND: CommandSpec = {

@@ -1,28 +1,22 @@
 /**
  * The CLI (`npx content-firewall …`, bin/content-firewall.js): operator commands on the database
- * (server/operator-cli.ts) and API commands against a running deployment (scan, policies, redteam).
+ * (cli/operator.ts) and API commands against a running deployment (scan, policies, redteam).
  * Every command has its own help (`<command> --help`, `help <command>`) and accepts only its own flags.
  */
+import { readFileSync } from 'node:fs';
+import { fromRoot } from '../lib/package-root.ts';
 import { SCOPES } from '../lib/scopes.ts';
-import { loadConfigOrReport } from '../config.ts';
-import { systemClock } from '../lib/clock.ts';
-import { ProblemError } from '../lib/errors.ts';
-import { createLogger } from '../lib/logger.ts';
-import { openRuntime } from './runtime.ts';
-import { OperatorError } from '../services/organizations.ts';
-import { TOPICS } from '../services/invalidation-bus.ts';
-import { apiKeyServices, changesBus } from './services.ts';
-import { redteamCommand, REDTEAM_USAGE } from './redteam-cli.ts';
-import { parseCommand, UsageError, wantsHelp, wrap, type CommandSpec, type Parsed } from './args-cli.ts';
-import { ApiProblem, ApiUnreachable, describeProblem } from './api-cli-http.ts';
-import { OPERATOR_COMMANDS, type OperatorCommand } from './operator-cli.ts';
-import { EXIT_DECISION, SCAN_COMMAND, scanCommand } from './scan-cli.ts';
+import { redteamCommand, REDTEAM_USAGE } from './redteam.ts';
+import { parseCommand, UsageError, wantsHelp, wrap, type CommandSpec, type Parsed } from './args.ts';
+import { ApiProblem, ApiUnreachable, describeProblem } from './api-http.ts';
+import { OPERATOR_COMMANDS } from './operator.ts';
+import { EXIT_DECISION, SCAN_COMMAND, scanCommand } from './scan.ts';
 import {
   POLICIES_APPLY_COMMAND,
   POLICIES_LIST_COMMAND,
   policiesApplyCommand,
   policiesListCommand,
-} from './policies-cli.ts';
+} from './policies.ts';
 
 /** A command that calls a running deployment's API: no database, no configuration. */
 interface ApiCommand extends CommandSpec {
@@ -35,7 +29,7 @@ const API_COMMANDS: readonly ApiCommand[] = [
   { ...POLICIES_APPLY_COMMAND, run: policiesApplyCommand },
 ];
 
-/** `redteam run` parses its own arguments (server/redteam-cli.ts). */
+/** `redteam run` parses its own arguments (cli/redteam.ts). */
 const REDTEAM: CommandSpec = { name: 'redteam run', usage: REDTEAM_USAGE, flags: {} };
 
 const COMMANDS: readonly CommandSpec[] = [...OPERATOR_COMMANDS, ...API_COMMANDS, REDTEAM];
@@ -63,6 +57,8 @@ ${[...API_COMMANDS, REDTEAM].map((c) => c.usage).join('\n')}
 
   help [COMMAND]
       This text, or one command's (npx keeps a --help placed before the command for itself).
+  --version
+      The version of this content firewall (package.json's).
 
 ${OPERATOR_NOTE}
 ${API_NOTE}
@@ -112,28 +108,21 @@ function usageError(message: string, usage: string): number {
   return 2;
 }
 
-/** Runs an operator command with the database runtime and the server's own API key services. */
-async function runOperator(command: OperatorCommand, parsed: Parsed): Promise<number> {
-  const config = loadConfigOrReport();
-  if (!config) return 1;
-  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
-  const rt = await openRuntime(config, logger);
-  // The same API key services as the server's, so a revocation reaches running servers at once.
-  const revocations = changesBus({ config, redis: rt.redis, logger }, TOPICS.apiKeyRevoked);
-  const deps = apiKeyServices({ config, db: rt.db, clock: systemClock, keyring: rt.keyring }, revocations);
-  try {
-    await command.run({ rt, deps }, parsed);
-    return 0;
-  } finally {
-    await revocations.close();
-    await rt.close();
-  }
+/** Runs an operator command: its code and the database driver load only now (help stays quick). */
+async function runOperator(spec: CommandSpec, parsed: Parsed): Promise<number> {
+  const { runOperator: run } = await import('./operator-run.ts');
+  return run(spec.name, parsed);
 }
 
 /** Runs the command line `argv`; the exit code. */
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0) return usageError('no command given', USAGE);
   if (argv[0] === 'help' || wantsHelp(argv.slice(0, 1))) return help(argv.slice(1));
+  if (argv[0] === '--version' && argv.length === 1) {
+    const { version } = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string };
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
   const found = find(argv);
   if (!found) {
     if (isGroup(argv[0]) && (argv.length === 1 || wantsHelp(argv.slice(1, 2))))
@@ -151,12 +140,11 @@ async function main(argv: string[]): Promise<number> {
   try {
     const parsed = parseCommand(spec, rest);
     const api = API_COMMANDS.find((c) => c === spec);
-    return api ? await api.run(parsed) : await runOperator(spec as OperatorCommand, parsed);
+    return api ? await api.run(parsed) : await runOperator(spec, parsed);
   } catch (err) {
     if (err instanceof UsageError) return usageError(err.message, commandHelp(spec));
     if (err instanceof ApiProblem) process.stderr.write(`error: ${describeProblem(err)}\n`);
-    else if (err instanceof OperatorError || err instanceof ProblemError || err instanceof ApiUnreachable)
-      process.stderr.write(`error: ${err.message}\n`);
+    else if (err instanceof ApiUnreachable) process.stderr.write(`error: ${err.message}\n`);
     else throw err;
     return 1;
   }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ContentFirewallError, type ContentFirewallClient, type Scan } from '../client/index.ts';
-import { call, clientOf } from './api-cli-http.ts';
+import { call, clientOf } from './api-http.ts';
 import { CLASS_INFO, corpusHash, type AttackClass, type Probe, type Severity } from './redteam-corpus.ts';
 
 export const REDTEAM_VERSION = 'redteam-cli 1.0.0';

@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import type { Scan } from '../client/index.ts';
 import { ACTIONS, SURFACES, TIERS } from '../engine/detector.ts';
 import { severity } from '../engine/decision.ts';
-import { call, clientOf, TARGET_FLAGS, targetOf } from './api-cli-http.ts';
-import { optional, table, UsageError, wrap, type CommandSpec, type Parsed } from './args-cli.ts';
+import { call, clientOf, TARGET_FLAGS, targetOf } from './api-http.ts';
+import { optional, table, UsageError, wrap, type CommandSpec, type Parsed } from './args.ts';
 
 /** Exit code of a scan whose decision reached `--fail-on`. */
 export const EXIT_DECISION = 3;
@@ -26,7 +26,7 @@ export const SCAN_COMMAND: CommandSpec = {
 ${wrap(SURFACES.join(', '), 92, '        ')}
       --policy decides with that policy instead of the organization's default.
       Exit 0 when the decision is below --fail-on (default blocked), ${EXIT_DECISION} when it reaches it,
-      1 when the scan fails. KEY needs scans:write.`,
+      1 when the scan fails, 2 when the input is empty. KEY needs scans:write.`,
   flags: {
     ...TARGET_FLAGS,
     file: { type: 'string' },
@@ -45,12 +45,23 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
 }
 
 /** The text to scan: the file's, or stdin's when it is not a terminal. */
-async function textToScan(file: string | undefined): Promise<string> {
+async function readInput(file: string | undefined): Promise<string> {
   if (file !== undefined) return readFile(file, 'utf8');
   if (process.stdin.isTTY) throw new UsageError('give the text on stdin (echo … | content-firewall scan) or --file');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The text to scan. @throws UsageError when it is empty or only whitespace: a CI gate fed an empty
+ * file (a failed step before it) must not pass it as ALLOWED.
+ */
+async function textToScan(file: string | undefined): Promise<string> {
+  const text = await readInput(file);
+  if (text.trim() === '')
+    throw new UsageError(`nothing to scan: ${file === undefined ? 'stdin' : file} is empty (or only whitespace)`);
+  return text;
 }
 
 /** The excerpt of a finding: its text on one line, at most 48 characters, quoted. */

@@ -33,6 +33,12 @@ export interface CommandSpec {
 
 const COMMON: Flags = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
 
+/** parseArgs' message in the CLI's words (Node's own for an unknown option leaves a quote open). */
+function parseArgsMessage(err: Error & { code?: string }): string {
+  const option = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'([^']+)'/.exec(err.message)?.[1] : undefined;
+  return option ? `unknown flag: ${option}` : err.message;
+}
+
 /**
  * Parses `args` (what follows the command's name) against the command's own flags.
  * @throws UsageError on an unknown flag, a flag without its value, or an operand too many.
@@ -42,7 +48,7 @@ export function parseCommand(spec: CommandSpec, args: string[]): Parsed {
   try {
     parsed = parseArgs({ args, options: { ...spec.flags, ...COMMON }, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(parseArgsMessage(err as Error & { code?: string }));
   }
   const operands = parsed.positionals;
   if (operands.length > (spec.operands ?? 0)) throw new UsageError(`unexpected argument: ${operands.at(-1)}`);

@@ -1,30 +1,29 @@
 /**
- * The operator commands: they work on the database directly (server/runtime.ts), whether the server
- * is running or not: bootstrap, orgs list / set-legacy-quota, keys list / create / revoke / rotate.
+ * What the operator commands (cli/operator.ts) do, on the database directly (server/runtime.ts) with
+ * the server's own API key services, whether the server is running or not.
  */
 import { presentApiKey } from '../api/routes/api-keys/presenter.ts';
 import { createApiKeyBody } from '../api/routes/api-keys/schema.ts';
 import { issuesOf } from '../api/validate.ts';
+import { loadConfigOrReport } from '../config.ts';
 import { systemClock } from '../lib/clock.ts';
+import { ProblemError } from '../lib/errors.ts';
+import { createLogger } from '../lib/logger.ts';
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey, type ApiKeyDeps } from '../services/api-keys.ts';
+import { TOPICS } from '../services/invalidation-bus.ts';
 import { setLegacyQuota } from '../services/legacy-quota.ts';
-import { bootstrapOrganization, resolveOrganization } from '../services/organizations.ts';
+import { bootstrapOrganization, OperatorError, resolveOrganization } from '../services/organizations.ts';
 import { listOrgs } from '../store/orgs.ts';
-import { out, required, UsageError, type CommandSpec, type Parsed } from './args-cli.ts';
-import type { Runtime } from './runtime.ts';
+import { openRuntime, type Runtime } from '../server/runtime.ts';
+import { apiKeyServices, changesBus } from '../server/services.ts';
+import { out, required, UsageError, type Parsed } from './args.ts';
 
 /** What an operator command works with: the database runtime and the API key services. */
-export interface OperatorContext {
+interface OperatorContext {
   rt: Runtime;
   deps: ApiKeyDeps;
 }
 
-/** An operator command: its help and flags, and what it does. */
-export interface OperatorCommand extends CommandSpec {
-  run(ctx: OperatorContext, p: Parsed): Promise<void>;
-}
-
-const ORG = { org: { type: 'string' } } as const;
 /** The operator, as audit rows name it. */
 const ACTOR = { id: 'cli', requestId: null };
 const SECRET_ONCE = 'This secret is shown once; store it now.';
@@ -37,14 +36,9 @@ function parseQuota(v: string): number | null {
   return Number(v);
 }
 
-const bootstrap: OperatorCommand = {
-  name: 'bootstrap',
-  usage: `  bootstrap --org NAME [--force] [--json]
-      Create organization NAME (if none has that name) and an admin API key; prints the secret once
-      (--json: {org_id, org, api_key: {id, secret, …}}). Refuses when the organization already has
-      active keys, unless --force.`,
-  flags: { ...ORG, force: { type: 'boolean' } },
-  async run({ deps }, { values }) {
+/** Each operator command's run, by its name in cli/operator.ts. */
+const RUNS: Record<string, (ctx: OperatorContext, p: Parsed) => Promise<void>> = {
+  bootstrap: async ({ deps }, { values }) => {
     const { org, createdOrg, minted } = await bootstrapOrganization(
       deps,
       required(values, 'org'),
@@ -61,14 +55,7 @@ const bootstrap: OperatorCommand = {
       `${createdOrg ? 'Created' : 'Using'} organization ${org.display_name} (${org.id}).\nAdmin API key ${key.id}, expires ${key.expires_at ?? 'never'}.\n\n  ${minted.secret}\n\n${SECRET_ONCE}`,
     );
   },
-};
-
-const orgsList: OperatorCommand = {
-  name: 'orgs list',
-  usage: `  orgs list [--json]
-      Every organization: id, slug, display name.`,
-  flags: {},
-  async run({ rt }, { values }) {
+  'orgs list': async ({ rt }, { values }) => {
     const orgs = await listOrgs(rt.db);
     out(
       values.json === true,
@@ -76,14 +63,7 @@ const orgsList: OperatorCommand = {
       orgs.map((o) => `${o.id}  ${o.slug}  ${o.display_name}`).join('\n') || '(no organizations)',
     );
   },
-};
-
-const orgsSetLegacyQuota: OperatorCommand = {
-  name: 'orgs set-legacy-quota',
-  usage: `  orgs set-legacy-quota --org ORG --quota N|default [--json]
-      Legacy API requests ORG may make per calendar month (UTC); default: LEGACY_MONTHLY_QUOTA.`,
-  flags: { ...ORG, quota: { type: 'string' } },
-  async run({ rt }, { values }) {
+  'orgs set-legacy-quota': async ({ rt }, { values }) => {
     const org = await resolveOrganization(rt.db, required(values, 'org'));
     const quota = parseQuota(required(values, 'quota'));
     await setLegacyQuota(rt.db, org.id, quota, ACTOR, systemClock.now());
@@ -94,14 +74,7 @@ const orgsSetLegacyQuota: OperatorCommand = {
       `Legacy monthly quota of ${org.display_name} set to ${shown}.`,
     );
   },
-};
-
-const keysList: OperatorCommand = {
-  name: 'keys list',
-  usage: `  keys list --org ORG [--json]
-      ORG's API keys, newest first (never their secrets).`,
-  flags: { ...ORG },
-  async run({ rt, deps }, { values }) {
+  'keys list': async ({ rt, deps }, { values }) => {
     const org = await resolveOrganization(rt.db, required(values, 'org'));
     const all = [];
     let before: string | undefined;
@@ -122,22 +95,7 @@ const keysList: OperatorCommand = {
         .join('\n') || '(no keys)',
     );
   },
-};
-
-const keysCreate: OperatorCommand = {
-  name: 'keys create',
-  usage: `  keys create --org ORG --name NAME --scopes S1,S2 [--environment live|test]
-              [--expires-at RFC3339 | --no-expiry] [--json]
-      Mints an API key for ORG and prints its secret once (default expiry: API_KEY_DEFAULT_TTL_DAYS).`,
-  flags: {
-    ...ORG,
-    name: { type: 'string' },
-    scopes: { type: 'string' },
-    environment: { type: 'string' },
-    'expires-at': { type: 'string' },
-    'no-expiry': { type: 'boolean' },
-  },
-  async run({ rt, deps }, { values }) {
+  'keys create': async ({ rt, deps }, { values }) => {
     const org = await resolveOrganization(rt.db, required(values, 'org'));
     const parsed = createApiKeyBody.safeParse({
       name: required(values, 'name'),
@@ -163,29 +121,13 @@ const keysCreate: OperatorCommand = {
       `API key ${key.id} for ${org.display_name}.\n\n  ${minted.secret}\n\n${SECRET_ONCE}`,
     );
   },
-};
-
-const keysRevoke: OperatorCommand = {
-  name: 'keys revoke',
-  usage: `  keys revoke --org ORG --id ak_... [--json]
-      Revokes the key; running servers stop accepting it within 1 s. Revoking a revoked key is a no-op.`,
-  flags: { ...ORG, id: { type: 'string' } },
-  async run({ rt, deps }, { values }) {
+  'keys revoke': async ({ rt, deps }, { values }) => {
     const org = await resolveOrganization(rt.db, required(values, 'org'));
     const id = required(values, 'id');
     await revokeApiKey(deps, org.id, id, ACTOR);
     out(values.json === true, { revoked: id }, `Revoked ${id}.`);
   },
-};
-
-const keysRotate: OperatorCommand = {
-  name: 'keys rotate',
-  usage: `  keys rotate --org ORG --id ak_... [--json]
-      Replaces the key with a new one (same name, scopes, environment and expiry; rotated_from set)
-      and revokes the old one at once, as POST /v1/api-keys/{id}:rotate does; prints the new secret
-      once (--json: {org_id, rotated_from, api_key: {id, secret, …}}). A revoked key cannot be rotated.`,
-  flags: { ...ORG, id: { type: 'string' } },
-  async run({ rt, deps }, { values }) {
+  'keys rotate': async ({ rt, deps }, { values }) => {
     const org = await resolveOrganization(rt.db, required(values, 'org'));
     const id = required(values, 'id');
     const minted = await rotateApiKey(deps, org.id, id, ACTOR);
@@ -198,13 +140,30 @@ const keysRotate: OperatorCommand = {
   },
 };
 
-/** The operator commands, in the order `help` lists them. */
-export const OPERATOR_COMMANDS: readonly OperatorCommand[] = [
-  bootstrap,
-  orgsList,
-  orgsSetLegacyQuota,
-  keysList,
-  keysCreate,
-  keysRevoke,
-  keysRotate,
-];
+/**
+ * Runs the operator command `name` with the database runtime and the server's own API key services;
+ * the exit code (1 when the configuration is invalid or the command is refused).
+ * @throws UsageError for a bad flag value
+ */
+export async function runOperator(name: string, parsed: Parsed): Promise<number> {
+  const run = RUNS[name];
+  if (!run) throw new Error(`no operator command ${name}`);
+  const config = loadConfigOrReport();
+  if (!config) return 1;
+  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, process.stderr);
+  const rt = await openRuntime(config, logger);
+  // The same API key services as the server's, so a revocation reaches running servers at once.
+  const revocations = changesBus({ config, redis: rt.redis, logger }, TOPICS.apiKeyRevoked);
+  const deps = apiKeyServices({ config, db: rt.db, clock: systemClock, keyring: rt.keyring }, revocations);
+  try {
+    await run({ rt, deps }, parsed);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof OperatorError || err instanceof ProblemError)) throw err;
+    process.stderr.write(`error: ${err.message}\n`);
+    return 1;
+  } finally {
+    await revocations.close();
+    await rt.close();
+  }
+}

@@ -8,6 +8,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       'dist/',
+      'client/dist/',
       'coverage/',
       '.data/',
       'benchmarks/results/',

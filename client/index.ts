@@ -25,5 +25,5 @@ export { paginate, type Page, type ItemOf } from './pagination.ts';
 export type { RetryOptions } from './retry.ts';
 export { EventStreamParser, type ServerSentEvent } from './sse.ts';
 export type { ClientOptions, RequestOptions } from './transport.ts';
-export { CLIENT_VERSION } from './version.ts';
+export { CLIENT_API_VERSION, CLIENT_VERSION } from './version.ts';
 export type { paths, components, operations } from './api-types.ts';

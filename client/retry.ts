@@ -7,23 +7,27 @@
 /** The retry policy of a client (`createClient({ retries })`). */
 export interface RetryOptions {
   /** Retries after the first attempt; default 3 (so at most 4 attempts). 0 turns retrying off. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** First backoff ceiling in ms, doubled per retry (full jitter: a random wait up to it); default 500. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** Longest wait before a retry, in ms; default 30 000. A `Retry-After` longer than this is not waited for: the error is thrown. */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
 }
 
 /** The policy with every default filled in. */
-export type RetryPolicy = Required<RetryOptions>;
+export type RetryPolicy = { [K in keyof RetryOptions]-?: NonNullable<RetryOptions[K]> };
 
 /** Statuses after which the request is tried again. */
 export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 /** `options` completed with the defaults; `false` turns retrying off. */
 export function retryPolicy(options: RetryOptions | false | undefined): RetryPolicy {
-  const policy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000, ...(options || {}) };
-  if (options === false) policy.maxRetries = 0;
+  const given = options || {};
+  const policy = {
+    maxRetries: options === false ? 0 : (given.maxRetries ?? 3),
+    baseDelayMs: given.baseDelayMs ?? 500,
+    maxDelayMs: given.maxDelayMs ?? 30_000,
+  };
   for (const [name, value] of Object.entries(policy)) {
     if (!Number.isFinite(value) || value < 0) throw new TypeError(`retries.${name} must be a non-negative number`);
   }

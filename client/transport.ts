@@ -22,29 +22,29 @@ export interface ClientOptions {
   /** The deployment's address, e.g. `https://firewall.example.com` (a path prefix is kept). */
   baseUrl: string;
   /** An API key (`sk_live_…`), sent as `Authorization: Bearer`. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Or an SSO session token, sent the same way. */
-  token?: string;
+  token?: string | undefined;
   /** The `fetch` to use; default the global one. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** The retry policy (client/retry.ts); `false` never retries. */
-  retries?: RetryOptions | false;
+  retries?: RetryOptions | false | undefined;
   /** `User-Agent` (not sent from browsers, which set their own); default `content-firewall-client/<version>`. */
-  userAgent?: string;
+  userAgent?: string | undefined;
   /** Pins a dated API revision (`Service-Api-Version`, YYYY-MM-DD) on every request. */
-  apiVersion?: string;
+  apiVersion?: string | undefined;
   /** Headers added to every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** What every method takes as its last, optional argument. */
 export interface RequestOptions {
   /** Your own `Idempotency-Key` (for operations that take one); default a random UUID per call. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Cancels the call, a wait between retries included. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Extra headers for this call (`X-Request-Id`, say). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** One request, before it is sent. */

@@ -51,9 +51,9 @@ export class WebhookTimestampExpiredError extends WebhookSignatureError {
 
 export interface VerifyWebhookOptions {
   /** Largest accepted |now − t| in seconds; default 300. */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** The receiver's clock: a Date, or milliseconds since the epoch; default `Date.now()`. */
-  now?: Date | number;
+  now?: Date | number | undefined;
 }
 
 function bodyBytes(rawBody: string | Uint8Array): Uint8Array {

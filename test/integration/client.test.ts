@@ -1,5 +1,5 @@
 /**
- * The built client package (`dist/client/`, `npm run build:client`) against a real service: typed
+ * The built client package (`client/dist/`, `npm run build:client`) against a real service: typed
  * methods, cursor iteration, a streamed scan, problems as `ContentFirewallError`, the automatic
  * Idempotency-Key, and — against a tiny local server that answers what the test needs — retries.
  */
@@ -13,7 +13,7 @@ import { buildOrg, startTestApp, type TestApp, type TestOrg } from '../support/h
 
 type Package = typeof import('../../client/index.ts');
 
-const built = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/client/index.js');
+const built = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../client/dist/index.js');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let pkg: Package;

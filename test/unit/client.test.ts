@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { offlineOpenApiDocument } from '../../api/openapi/offline.ts';
+import { LATEST_API_VERSION } from '../../api/versions.ts';
 import type { components } from '../../client/api-types.ts';
 import { boundOperations, createClient } from '../../client/client.ts';
 import { ContentFirewallError } from '../../client/errors.ts';
-import { CLIENT_VERSION, EventStreamParser, paginate } from '../../client/index.ts';
+import { CLIENT_API_VERSION, CLIENT_VERSION, EventStreamParser, paginate } from '../../client/index.ts';
 import { OPERATIONS } from '../../client/operations.ts';
 import { backoffMs, retryAfterMs, retryPolicy } from '../../client/retry.ts';
 
@@ -41,9 +42,17 @@ describe('operation table', () => {
     expect(boundOperations(client).sort()).toEqual(Object.keys(OPERATIONS).sort());
   });
 
-  it('sends the package version in its User-Agent', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  it("sends the package's version in its User-Agent, and that version follows the API's", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../client/package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(CLIENT_VERSION).toBe(pkg.version);
+    // <API major>.<revision YYYYMMDD>.<client fix>: the revision is the service's latest
+    expect(CLIENT_API_VERSION).toBe(LATEST_API_VERSION);
+    const [major, revision] = CLIENT_VERSION.split('.');
+    const versioned = Object.keys(OPERATIONS).flatMap((k) => /^\S+ \/(v\d+)\//.exec(k)?.[1] ?? []);
+    expect(new Set(versioned)).toEqual(new Set([`v${major}`]));
+    expect(revision).toBe(LATEST_API_VERSION.replaceAll('-', ''));
   });
 });
 
@@ -95,6 +104,12 @@ describe('retries', () => {
     expect([0, 1, 2, 3, 4].map((r) => backoffMs(policy, r, () => 0.999))).toEqual([99, 199, 399, 799, 999]);
     expect(backoffMs(policy, 3, () => 0)).toBe(0);
     expect(retryPolicy(false).maxRetries).toBe(0);
+    expect(retryPolicy({ maxRetries: undefined, baseDelayMs: undefined }), 'undefined means the default').toMatchObject(
+      {
+        maxRetries: 3,
+        baseDelayMs: 500,
+      },
+    );
     expect(() => retryPolicy({ maxRetries: -1 })).toThrow(TypeError);
   });
 });

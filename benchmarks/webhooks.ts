@@ -70,7 +70,7 @@ const service = await start(
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_REQUESTS: '100000000',
-    WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+    WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
     WEBHOOK_CA_FILE: path.join(ROOT, 'test/fixtures/tls/ca.pem'),
     WEBHOOK_DELIVERY_ENABLED: String(!args['enqueue-only']),
     // the load repeats five texts: the detector-result cache would answer nearly every scan

@@ -53,7 +53,7 @@ beforeAll(async () => {
   app = await startTestApp({
     env: {
       DATABASE_URL: await isolatedDatabase(),
-      WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+      WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
       WEBHOOK_CA_FILE: TEST_CA_FILE,
       WEBHOOK_TIMEOUT_MS: '5000',
     },

@@ -75,7 +75,7 @@ describe('with Redis', () => {
     const env = {
       DATABASE_URL: await isolatedDatabase(),
       WEBHOOK_DELIVERY_ENABLED: 'false',
-      WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+      WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
     };
     const one = await start({ redisPrefix: p, env });
     const two = await start({ redisPrefix: p, env });

@@ -27,7 +27,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   app = await startTestApp({
     // Webhooks point at the local receiver (loopback allow-listed for tests); no delivery pump runs.
-    env: { WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_DELIVERY_ENABLED: 'false' },
+    env: { WEBHOOK_ALLOW_PRIVATE: '127.0.0.1', WEBHOOK_CA_FILE: TEST_CA_FILE, WEBHOOK_DELIVERY_ENABLED: 'false' },
     webhookDns: {
       register: async (host) => Promise.reject(new Error(`ENOTFOUND ${host}`)),
       deliver: async (host) => Promise.reject(new Error(`ENOTFOUND ${host}`)),

@@ -21,7 +21,7 @@ let policyId: string;
 beforeAll(async () => {
   app = await startTestApp({
     // Webhooks are registered on loopback (allowed for tests) and never delivered to: nothing leaves the machine.
-    env: { WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1' },
+    env: { WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' },
   });
   org = await buildOrg(app);
   const p = await call(app, 'POST', '/v1/policies', { key: org.admin, json: policy({}) });

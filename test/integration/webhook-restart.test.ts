@@ -45,7 +45,7 @@ beforeAll(async () => {
   // This process serves the API and stores scans; it sends nothing itself.
   app = await startTestApp({
     clock,
-    env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1' },
+    env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' },
   });
 });
 afterAll(async () => {

@@ -40,7 +40,7 @@ export function useWebhooksApp(): void {
       clock,
       env: {
         DATABASE_URL: await isolatedDatabase(),
-        WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+        WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
         WEBHOOK_CA_FILE: TEST_CA_FILE,
         WEBHOOK_TIMEOUT_MS: '1500',
         WEBHOOK_POLL_MS: '60000',

@@ -57,7 +57,7 @@ describe('PostgreSQL goes away and comes back', () => {
         jobs: true,
         env: {
           DATABASE_URL: pg.url,
-          WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+          WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
           WEBHOOK_CA_FILE: TEST_CA_FILE,
           WEBHOOK_POLL_MS: '100',
         },

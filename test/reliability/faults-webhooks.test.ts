@@ -79,7 +79,7 @@ it(
     const rx = receiver;
     // Mints the organization and the webhook on the same database with the same master secret; sends nothing.
     minter = await startTestApp({
-      env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1' },
+      env: { DATABASE_URL: databaseUrl, WEBHOOK_DELIVERY_ENABLED: 'false', WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' },
     });
     const db = minter.db;
     const org = await buildOrg(minter);

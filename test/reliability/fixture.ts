@@ -62,7 +62,7 @@ export async function startReliabilityApp(opts: {
       METRICS_ENABLED: 'true',
       RATE_LIMIT_REQUESTS: '100000000',
       RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '100000000',
-      WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+      WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
       WEBHOOK_CA_FILE: TEST_CA_FILE,
       WEBHOOK_DELIVERY_ENABLED: opts.deliveries ? 'true' : 'false',
       WEBHOOK_TIMEOUT_MS: '2000',

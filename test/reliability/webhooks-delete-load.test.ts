@@ -44,7 +44,7 @@ it(
       env: {
         DATABASE_URL: databaseUrl,
         LOG_LEVEL: 'warn',
-        WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+        WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
         WEBHOOK_CA_FILE: TEST_CA_FILE,
         WEBHOOK_TIMEOUT_MS: '5000',
         WEBHOOK_POLL_MS: '200',

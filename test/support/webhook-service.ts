@@ -41,7 +41,7 @@ export class WebhookService {
         LOG_LEVEL: 'silent',
         WORKER_THREADS: '0',
         METRICS_ENABLED: 'false',
-        WEBHOOK_UNSAFE_ALLOW_HOSTS: '127.0.0.1',
+        WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
         WEBHOOK_CA_FILE: TEST_CA_FILE,
         WEBHOOK_TIMEOUT_MS: String(o.timeoutMs),
         WEBHOOK_POLL_MS: '25',

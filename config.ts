@@ -151,7 +151,7 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
   METRICS_TOKEN:
     'When set (at least 16 characters), `/metrics` requires `Authorization: Bearer <token>` from every address, loopback included; required in `saas` mode. An address that sends 10 wrong tokens in 60 s is refused (429) until the window ends. Unset: `/metrics` answers loopback peers and `METRICS_ALLOW` only (403 `metrics.forbidden`).',
   METRICS_ALLOW:
-    'Without `METRICS_TOKEN`: addresses and CIDRs (comma-separated, no host names) besides loopback that may scrape `/metrics`, judged by the connection\'s own peer address; a request carrying `Forwarded`, `X-Forwarded-For` or `X-Real-IP` never counts. Not allowed together with `METRICS_TOKEN`.',
+    "Without `METRICS_TOKEN`: addresses and CIDRs (comma-separated, no host names) besides loopback that may scrape `/metrics`, judged by the connection's own peer address; a request carrying `Forwarded`, `X-Forwarded-For` or `X-Real-IP` never counts. Not allowed together with `METRICS_TOKEN`.",
   WORKER_THREADS:
     'Model threads (one onnxruntime session per model per thread). `0`: no pool, fast tier only, no toxicity or NER. In cluster mode the default is the CPU count divided by the processes.',
   WORKER_NICE:
@@ -205,7 +205,7 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
   WEBHOOK_UNSAFE_ALLOW_HOSTS:
     'Deprecated older name of `WEBHOOK_ALLOW_PRIVATE`: its entries are added to it (a warning is logged at start).',
   WEBHOOK_CA_FILE:
-    'A PEM bundle of CA certificates trusted for webhook TLS in addition to Node\'s bundled roots (an internal CA); checked at start.',
+    "A PEM bundle of CA certificates trusted for webhook TLS in addition to Node's bundled roots (an internal CA); checked at start.",
   WEBHOOK_CA_ONLY: 'With `WEBHOOK_CA_FILE`: trust that bundle instead of the bundled roots.',
   MODELS_DIR: 'Where `manifest.json` and the model files are read from (sha256-checked at load).',
   OIDC_ISSUER:

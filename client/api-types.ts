@@ -1395,13 +1395,15 @@ export interface components {
         | 'agent_message'
         | 'mcp_resource'
         | 'mcp_tool_description';
-      /** @description The submitted context; every key present, null when not submitted. */
+      /** @description The submitted context plus `end_user_id_hash`; every key present, null when not submitted. */
       context: {
         agent_id: string | null;
         session_id: string | null;
         mcp_server: string | null;
         trace_id: string | null;
-        /** @description Lowercase hex SHA-256 of the submitted `end_user_id` (never stored itself). */
+        /** @description The submitted `end_user_id`; null where the deployment keeps only its hash (`SCAN_END_USER_ID=drop`). */
+        end_user_id: string | null;
+        /** @description Lowercase hex SHA-256 of the submitted `end_user_id`. */
         end_user_id_hash: string | null;
       };
       /** @description The detectors that found something (a detector with no items is left out). */
@@ -2479,13 +2481,15 @@ export interface components {
             /** @description Their distinct labels. */
             labels: string[];
           }[];
-          /** @description The submitted context; every key present, null when not submitted. */
+          /** @description The submitted context plus `end_user_id_hash`; every key present, null when not submitted. */
           context: {
             agent_id: string | null;
             session_id: string | null;
             mcp_server: string | null;
             trace_id: string | null;
-            /** @description Lowercase hex SHA-256 of the submitted `end_user_id` (never stored itself). */
+            /** @description The submitted `end_user_id`; null where the deployment keeps only its hash (`SCAN_END_USER_ID=drop`). */
+            end_user_id: string | null;
+            /** @description Lowercase hex SHA-256 of the submitted `end_user_id`. */
             end_user_id_hash: string | null;
           };
           content_chars: number;

@@ -2040,7 +2040,7 @@ export interface components {
     RedactionPolicy: {
       /** @description This version of the policy; null for the built-in default (no policy was ever set). */
       policy_id: string | null;
-      /** @description PII label (as the PII detector reports it) → obfuscation; labels absent use `default_obfuscation`. */
+      /** @description PII label (as the PII detector reports it: its detected spans) or redacted field name (`input`, `output`, `comparator`, `verdict_reason`, `scope_redacted`, `title`, `description`: the whole value) → obfuscation. A field rule wins over label rules in its field; labels without a rule use `default_obfuscation`. */
       field_rules: {
         [key: string]: 'redact' | 'hash' | 'pass_through';
       };

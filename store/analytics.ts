@@ -67,6 +67,21 @@ const edgeParams = (orgId: string, ranges: readonly Range[]) => [
   ranges.map((r) => idFloor('scan', new Date(r.until.getTime() + 1))),
 ];
 
+/** For each of `ranges` (each inside one rollup bucket), whether it holds any scan: one index probe each. */
+export async function rangesWithScans(q: Queryable, orgId: string, ranges: readonly Range[]): Promise<boolean[]> {
+  if (ranges.length === 0) return [];
+  const { rows } = await q.query<{ found: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM scans x
+       WHERE x.org_id = $1 AND x.id >= r.id_lo AND x.id < r.id_hi AND x.created_at >= r.since AND x.created_at < r.until
+     ) AS found
+     FROM unnest($2::timestamptz[], $3::timestamptz[], $4::text[], $5::text[]) WITH ORDINALITY AS r(since, until, id_lo, id_hi, n)
+     ORDER BY r.n`,
+    edgeParams(orgId, ranges),
+  );
+  return rows.map((r) => r.found);
+}
+
 /** Counts by action per `binMs` bin of the scans in `ranges` (partial edge buckets): only bins with scans. */
 export async function edgeCountsByBin(
   q: Queryable,

@@ -13,6 +13,7 @@ import type { Db } from '../store/db.ts';
 import { GRID_MS, ROLLUP_BUCKET_MS, type Grid } from '../store/analytics-rollup.ts';
 import {
   countsByBin,
+  countsIn,
   edgeCountsByBin,
   edgeNameCounts,
   latencySketches,
@@ -149,7 +150,12 @@ async function exactCountsByBin(db: Db, orgId: string, w: Range, binMs: number):
 
 /** Counts by action in exactly `w`. */
 async function exactCounts(db: Db, orgId: string, w: Range): Promise<ActionCounts> {
-  return [...(await exactCountsByBin(db, orgId, w, DAY_MS)).values()].reduce(addCounts, ZERO);
+  const { inner, edges } = await planWindow(db, orgId, w);
+  const [whole, partial] = await Promise.all([
+    inner ? countsIn(db, orgId, inner.since, inner.until) : ZERO,
+    edgeCountsByBin(db, orgId, edges, DAY_MS),
+  ]);
+  return partial.reduce(addCounts, whole);
 }
 
 /**

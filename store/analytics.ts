@@ -27,6 +27,15 @@ export interface Range {
   until: Date;
 }
 
+/** Counts by action over the rollup rows in [since, until): one sum, no grouping. */
+export async function countsIn(q: Queryable, orgId: string, since: Date, until: Date): Promise<ActionCounts> {
+  const { rows } = await q.query<ActionCounts>(
+    `SELECT ${sums()} FROM analytics_buckets WHERE org_id = $1 AND bucket_start >= $2 AND bucket_start < $3`,
+    [orgId, since, until],
+  );
+  return rows[0]!;
+}
+
 /** The UTC bin of each rollup row as epoch ms (`binMs` divides a day or is a day). */
 const BIN = `(extract(epoch FROM date_bin(make_interval(secs => $4::float8 / 1000), bucket_start, 'epoch')) * 1000)::bigint`;
 

@@ -61,6 +61,7 @@ export const configSchema = z.object({
   SCAN_SLICE_MS: int(1, 1_000).default(2),
   SCAN_LONG_PER_ORG: int(1, 1_000).default(2),
   SCAN_CONTENT_RETENTION_DAYS: int(1, 3650).default(30),
+  SCAN_END_USER_ID: z.enum(['keep', 'drop']).default('keep'),
   JOBS_ENABLED: bool.default(true),
   RETENTION_BATCH_SIZE: int(1, 100_000).default(5_000),
   SCAN_WRITER_MAX_BATCH: int(1, 5_000).default(256),
@@ -186,6 +187,8 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
   JOBS_ENABLED:
     'Whether this process runs scheduled jobs (retention, cleanup, analytics roll-up). Any number of processes may: each run happens in one of them.',
   RETENTION_BATCH_SIZE: 'Rows per statement in the retention jobs, so locks stay short.',
+  SCAN_END_USER_ID:
+    "A scan's `context.end_user_id`: `keep` stores it and returns it as submitted, next to `end_user_id_hash` (the spec); `drop` stores and returns only the hash (`end_user_id` null), for deployments that must not hold end-user ids.",
   SCAN_WRITER_MAX_BATCH: 'Group commit: scans per transaction.',
   SCAN_WRITER_CONCURRENCY: 'Group commit: transactions in flight per process.',
   AUDIT_DETECTION_EVENTS:

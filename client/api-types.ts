@@ -1338,13 +1338,15 @@ export interface components {
         | 'agent_message'
         | 'mcp_resource'
         | 'mcp_tool_description';
-      /** @description The submitted context; every key present, null when not submitted. */
+      /** @description The submitted context plus `end_user_id_hash`; every key present, null when not submitted. */
       context: {
         agent_id: string | null;
         session_id: string | null;
         mcp_server: string | null;
         trace_id: string | null;
-        /** @description Lowercase hex SHA-256 of the submitted `end_user_id` (never stored itself). */
+        /** @description The submitted `end_user_id`; null where the deployment keeps only its hash (`SCAN_END_USER_ID=drop`). */
+        end_user_id: string | null;
+        /** @description Lowercase hex SHA-256 of the submitted `end_user_id`. */
         end_user_id_hash: string | null;
       };
       /** @description The detectors that found something (a detector with no items is left out). */
@@ -1981,7 +1983,7 @@ export interface components {
     RedactionPolicy: {
       /** @description This version of the policy; null for the built-in default (no policy was ever set). */
       policy_id: string | null;
-      /** @description PII label (as the PII detector reports it) → obfuscation; labels absent use `default_obfuscation`. */
+      /** @description PII label (as the PII detector reports it: its detected spans) or redacted field name (`input`, `output`, `comparator`, `verdict_reason`, `scope_redacted`, `title`, `description`: the whole value) → obfuscation. A field rule wins over label rules in its field; labels without a rule use `default_obfuscation`. */
       field_rules: {
         [key: string]: 'redact' | 'hash' | 'pass_through';
       };
@@ -2422,13 +2424,15 @@ export interface components {
             /** @description Their distinct labels. */
             labels: string[];
           }[];
-          /** @description The submitted context; every key present, null when not submitted. */
+          /** @description The submitted context plus `end_user_id_hash`; every key present, null when not submitted. */
           context: {
             agent_id: string | null;
             session_id: string | null;
             mcp_server: string | null;
             trace_id: string | null;
-            /** @description Lowercase hex SHA-256 of the submitted `end_user_id` (never stored itself). */
+            /** @description The submitted `end_user_id`; null where the deployment keeps only its hash (`SCAN_END_USER_ID=drop`). */
+            end_user_id: string | null;
+            /** @description Lowercase hex SHA-256 of the submitted `end_user_id`. */
             end_user_id_hash: string | null;
           };
           content_chars: number;

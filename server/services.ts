@@ -153,6 +153,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
       metrics,
       deadlineMs: config.SCAN_DEADLINE_MS,
       retentionDays: config.SCAN_CONTENT_RETENTION_DAYS,
+      endUserId: config.SCAN_END_USER_ID,
       budget: new ScanBudget(rateLimiter, config.RATE_LIMIT_SCAN_CHARS, config.RATE_LIMIT_WINDOW_SECONDS),
     },
     redaction: {

@@ -1,14 +1,27 @@
 /**
- * Analytics (docs/analytics.md): one organization's scans summed from the 15-minute rollups
- * (jobs/rollup-analytics.ts keeps them, the current partial bucket included). Windows are aligned
- * outward to the answer's grid — `since` down, `until` up, on UTC boundaries — and every answer
- * carries the window it covers; a window longer than its grid's cap is refused.
+ * Analytics (docs/analytics.md): one organization's scans over exactly the requested window, `since`
+ * inclusive and `until` exclusive (the spec). The whole 15-minute buckets inside the window are summed
+ * from the rollups (jobs/rollup-analytics.ts keeps them, the current partial bucket included); the
+ * partial buckets at its two edges, less than 15 minutes each, are counted from their scans. Time
+ * series bins stay on the grid's UTC boundaries: a first or last bin the window cuts counts only its
+ * part inside the window. Latency reads whole bins (sketches cannot be cut), on the window aligned
+ * outward to its grid. A window longer than its grid's cap is refused.
  */
 import { Errors } from '../lib/errors.ts';
 import { LatencySketch } from '../lib/latency-sketch.ts';
 import type { Db } from '../store/db.ts';
 import { GRID_MS, ROLLUP_BUCKET_MS, type Grid } from '../store/analytics-rollup.ts';
-import { countsByBin, countsWithPrior, latencySketches, surfaceCounts, topDetectorCounts } from '../store/analytics.ts';
+import {
+  countsByBin,
+  countsIn,
+  edgeCountsByBin,
+  edgeNameCounts,
+  latencySketches,
+  rangesWithScans,
+  rollupNameCounts,
+  type ActionCounts,
+  type Range,
+} from '../store/analytics.ts';
 
 const DAY_MS = GRID_MS['1d'];
 
@@ -51,7 +64,125 @@ export function alignWindow(input: WindowInput, grid: AnalyticsBucket | 'total')
   return { since: new Date(since), until: new Date(until), binMs };
 }
 
-const presentWindow = (w: Window) => ({ since: w.since.toISOString(), until: w.until.toISOString() });
+const presentWindow = (w: Range) => ({ since: w.since.toISOString(), until: w.until.toISOString() });
+
+/** The requested window, its length checked against the grid's cap. @throws as {@link alignWindow}. */
+function exactWindow(input: WindowInput, grid: AnalyticsBucket | 'total'): Range {
+  alignWindow(input, grid);
+  return { since: input.since, until: input.until };
+}
+
+/** A window split on the rollup grid: the whole buckets inside it (null: none) and the partial edges. */
+export interface WindowParts {
+  inner: Range | null;
+  edges: Range[];
+}
+
+/** `w` split into the whole 15-minute buckets it covers and its partial edge buckets (each < 15 min). */
+export function splitWindow(w: Range): WindowParts {
+  const [since, until] = [w.since.getTime(), w.until.getTime()];
+  const innerSince = Math.ceil(since / ROLLUP_BUCKET_MS) * ROLLUP_BUCKET_MS;
+  const innerUntil = Math.floor(until / ROLLUP_BUCKET_MS) * ROLLUP_BUCKET_MS;
+  if (innerSince > innerUntil) return { inner: null, edges: [w] }; // inside one bucket
+  const edges: Range[] = [];
+  if (since < innerSince) edges.push({ since: w.since, until: new Date(innerSince) });
+  if (innerUntil < until) edges.push({ since: new Date(innerUntil), until: w.until });
+  const inner = innerSince < innerUntil ? { since: new Date(innerSince), until: new Date(innerUntil) } : null;
+  return { inner, edges };
+}
+
+const ZERO: ActionCounts = { total: 0, allowed: 0, flagged: 0, warned: 0, blocked: 0 };
+const addCounts = (a: ActionCounts, b: ActionCounts): ActionCounts => ({
+  total: a.total + b.total,
+  allowed: a.allowed + b.allowed,
+  flagged: a.flagged + b.flagged,
+  warned: a.warned + b.warned,
+  blocked: a.blocked + b.blocked,
+});
+
+/** The parts of an edge's bucket outside the edge (none, one or two ranges). */
+function restOfBucket(edge: Range): Range[] {
+  const start = Math.floor(edge.since.getTime() / ROLLUP_BUCKET_MS) * ROLLUP_BUCKET_MS;
+  const rest: Range[] = [];
+  if (start < edge.since.getTime()) rest.push({ since: new Date(start), until: edge.since });
+  if (edge.until.getTime() < start + ROLLUP_BUCKET_MS)
+    rest.push({ since: edge.until, until: new Date(start + ROLLUP_BUCKET_MS) });
+  return rest;
+}
+
+/**
+ * `w` split as {@link splitWindow} splits it, except that an edge whose bucket holds no scan outside
+ * the edge joins the whole buckets: its bucket's rollup row counts exactly its scans. A window ending
+ * now (the dashboard's) thus reads its current bucket from the rollup instead of up to 15 minutes of
+ * scans; an index probe per edge decides.
+ */
+async function planWindow(db: Db, orgId: string, w: Range): Promise<WindowParts> {
+  const { inner, edges } = splitWindow(w);
+  const rests = edges.map(restOfBucket);
+  const found = await rangesWithScans(db, orgId, rests.flat());
+  let at = 0;
+  const kept: Range[] = [];
+  let [since, until] = inner ? [inner.since.getTime(), inner.until.getTime()] : [Infinity, -Infinity];
+  for (const [i, edge] of edges.entries()) {
+    const busy = found.slice(at, (at += rests[i]!.length)).some(Boolean);
+    if (busy) {
+      kept.push(edge);
+      continue;
+    }
+    const start = Math.floor(edge.since.getTime() / ROLLUP_BUCKET_MS) * ROLLUP_BUCKET_MS;
+    since = Math.min(since, start);
+    until = Math.max(until, start + ROLLUP_BUCKET_MS);
+  }
+  return { inner: since < until ? { since: new Date(since), until: new Date(until) } : null, edges: kept };
+}
+
+/** Counts by action per `binMs` bin (epoch ms) in exactly `w`: rollups inside, scans at the edges. */
+async function exactCountsByBin(db: Db, orgId: string, w: Range, binMs: number): Promise<Map<number, ActionCounts>> {
+  const { inner, edges } = await planWindow(db, orgId, w);
+  const [whole, partial] = await Promise.all([
+    inner ? countsByBin(db, orgId, inner.since, inner.until, binMs) : [],
+    edgeCountsByBin(db, orgId, edges, binMs),
+  ]);
+  const bins = new Map<number, ActionCounts>();
+  for (const r of [...whole, ...partial]) bins.set(Number(r.t), addCounts(bins.get(Number(r.t)) ?? ZERO, r));
+  return bins;
+}
+
+/** Counts by action in exactly `w`. */
+async function exactCounts(db: Db, orgId: string, w: Range): Promise<ActionCounts> {
+  const { inner, edges } = await planWindow(db, orgId, w);
+  const [whole, partial] = await Promise.all([
+    inner ? countsIn(db, orgId, inner.since, inner.until) : ZERO,
+    edgeCountsByBin(db, orgId, edges, DAY_MS),
+  ]);
+  return partial.reduce(addCounts, whole);
+}
+
+/**
+ * Scans per name of the rollups' `surfaces` or `detectors` map in exactly `w`, names with none left
+ * out, count descending, ties by name (bytewise), at most `limit` (null: all).
+ */
+async function exactNameCounts(
+  db: Db,
+  column: 'surfaces' | 'detectors',
+  orgId: string,
+  w: Range,
+  limit: number | null,
+) {
+  const { inner, edges } = await planWindow(db, orgId, w);
+  const [whole, partial] = await Promise.all([
+    inner ? rollupNameCounts(db, column, orgId, inner.since, inner.until, null) : [],
+    edgeNameCounts(db, column, orgId, edges),
+  ]);
+  const counts = new Map<string, number>();
+  for (const r of [...whole, ...partial]) counts.set(r.name, (counts.get(r.name) ?? 0) + Number(r.count));
+  const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const ranked = [...counts]
+    .filter(([, n]) => n > 0)
+    .sort(([a, m], [b, n]) => n - m || bytewise(a, b))
+    .map(([name, count]) => ({ name, count }));
+  return limit === null ? ranked : ranked.slice(0, limit);
+}
 
 /** The change from `prior` to `current` in percent (one decimal), or null when `prior` is 0: no rate of change from nothing. */
 export function percentChange(current: number, prior: number): number | null {
@@ -61,10 +192,10 @@ export function percentChange(current: number, prior: number): number | null {
 
 /** Totals by action over the window, and their change against the window of equal length before it. */
 export async function analyticsSummary(db: Db, orgId: string, input: WindowInput) {
-  const w = alignWindow(input, 'total');
-  const prior = new Date(w.since.getTime() - (w.until.getTime() - w.since.getTime()));
-  const counts = await countsWithPrior(db, orgId, prior, w.since, w.until);
-  const { total, allowed, flagged, warned, blocked } = counts.current;
+  const w = exactWindow(input, 'total');
+  const prior = { since: new Date(2 * w.since.getTime() - w.until.getTime()), until: w.since };
+  const [current, before] = await Promise.all([exactCounts(db, orgId, w), exactCounts(db, orgId, prior)]);
+  const { total, allowed, flagged, warned, blocked } = current;
   return {
     window: presentWindow(w),
     total,
@@ -73,18 +204,22 @@ export async function analyticsSummary(db: Db, orgId: string, input: WindowInput
     warned,
     blocked,
     prior_period_delta: {
-      total_pct: percentChange(total, counts.prior.total),
-      blocked_pct: percentChange(blocked, counts.prior.blocked),
+      total_pct: percentChange(total, before.total),
+      blocked_pct: percentChange(blocked, before.blocked),
     },
   };
 }
 
-/** Counts by action per bin of the grid: every bin of the window, those without scans as zeros. */
+/**
+ * Counts by action per bin of the grid: every bin the window touches, from `since` floored to `until`
+ * ceiled, those without scans as zeros; a bin the window cuts counts its part inside the window.
+ */
 export async function analyticsTimeSeries(db: Db, orgId: string, input: WindowInput & { bucket: AnalyticsBucket }) {
-  const w = alignWindow(input, input.bucket);
-  const rows = new Map((await countsByBin(db, orgId, w.since, w.until, w.binMs)).map((r) => [r.t, r]));
+  const w = exactWindow(input, input.bucket);
+  const grid = alignWindow(input, input.bucket);
+  const rows = await exactCountsByBin(db, orgId, w, grid.binMs);
   const points = [];
-  for (let t = w.since.getTime(); t < w.until.getTime(); t += w.binMs) {
+  for (let t = grid.since.getTime(); t < grid.until.getTime(); t += grid.binMs) {
     const r = rows.get(t);
     points.push({
       t: new Date(t).toISOString(),
@@ -99,8 +234,9 @@ export async function analyticsTimeSeries(db: Db, orgId: string, input: WindowIn
 
 /** Scans per surface over the window; surfaces without traffic are left out. */
 export async function analyticsBySurface(db: Db, orgId: string, input: WindowInput) {
-  const w = alignWindow(input, 'total');
-  return { window: presentWindow(w), items: await surfaceCounts(db, orgId, w.since, w.until) };
+  const w = exactWindow(input, 'total');
+  const rows = await exactNameCounts(db, 'surfaces', orgId, w, null);
+  return { window: presentWindow(w), items: rows.map((r) => ({ surface: r.name, count: r.count })) };
 }
 
 /**
@@ -113,14 +249,13 @@ export async function analyticsTopDetectors(
   input: WindowInput & { limit: number },
   categoryOf: (detector: string) => string | null,
 ) {
-  const w = alignWindow(input, 'total');
-  const rows = await topDetectorCounts(db, orgId, w.since, w.until, input.limit);
+  const w = exactWindow(input, 'total');
+  const rows = await exactNameCounts(db, 'detectors', orgId, w, input.limit);
   return {
     window: presentWindow(w),
-    items: rows.map((r) => ({ detector: r.detector, category: categoryOf(r.detector), count: r.count })),
+    items: rows.map((r) => ({ detector: r.name, category: categoryOf(r.name), count: r.count })),
   };
 }
-
 const ms = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
 
 /** p50/p95/p99 scan latency per bin of the grid (DDSketch: within 1 % of the exact value, the bin's sketch read whole); bins without scans are left out. */

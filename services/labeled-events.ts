@@ -89,7 +89,10 @@ export async function appendLabeledEvents(
   const redacted = await redactEvents(deps.redaction, orgId, events, {
     check: checkIdentifiers,
     redact: async (redact, e) => {
-      const [texts, verdictReason] = await Promise.all([redactTexts(redact, e), redact.optional(e.verdict_reason)]);
+      const [texts, verdictReason] = await Promise.all([
+        redactTexts(redact, e),
+        redact.optional(e.verdict_reason, 'verdict_reason'),
+      ]);
       return { ...texts, verdict_reason: verdictReason };
     },
   });

@@ -14,13 +14,17 @@ export type StoredScan = Omit<ScanRow, 'created_at' | 'content_expires_at'> & {
   content_expires_at: Date | string | null;
 };
 
-/** The five context keys, null when not submitted; the end-user id itself never, only its hash. */
+/**
+ * The context as submitted plus `end_user_id_hash` (the spec): all six keys, null when not submitted;
+ * `end_user_id` also null where the deployment drops it (SCAN_END_USER_ID=drop).
+ */
 function presentContext(row: StoredScan) {
   return {
     agent_id: row.agent_id,
     session_id: row.session_id,
     mcp_server: row.mcp_server,
     trace_id: row.trace_id,
+    end_user_id: row.end_user_id ?? null,
     end_user_id_hash: row.end_user_id_hash,
   };
 }

@@ -35,6 +35,8 @@ export interface ScanDeps {
   metrics: Metrics;
   deadlineMs: number;
   retentionDays: number;
+  /** `keep`: the submitted end-user id is stored and returned; `drop`: only its hash (SCAN_END_USER_ID). */
+  endUserId?: 'keep' | 'drop';
   /** Characters per window per credential (absent: only the request count limits). */
   budget?: ScanBudget;
 }
@@ -148,6 +150,7 @@ export async function createScan(
     session_id: context.session_id ?? null,
     mcp_server: context.mcp_server ?? null,
     trace_id: context.trace_id ?? null,
+    end_user_id: deps.endUserId === 'drop' ? null : (context.end_user_id ?? null),
     end_user_id_hash: context.end_user_id === undefined ? null : hashEndUserId(context.end_user_id),
     action: decision.action,
     decision,

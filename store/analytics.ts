@@ -1,8 +1,11 @@
 /**
  * Analytics reads (services/analytics.ts): sums over one organization's 15-minute rollup rows
- * (store/analytics-rollup.ts writes them), each an index range scan on (org_id, bucket_start).
- * Windows arrive aligned to the rollup grain; `since` inclusive, `until` exclusive.
+ * (store/analytics-rollup.ts writes them), each an index range scan on (org_id, bucket_start), and
+ * the same sums straight from the scans of a window's partial edge buckets (`edge*`: each range less
+ * than one bucket, an id range scan of scans_pkey as the rollup reads a bucket). Rollup windows
+ * arrive aligned to the rollup grain; every range is `since` inclusive, `until` exclusive.
  */
+import { idFloor } from '../lib/ids.ts';
 import type { LatencySketchData } from '../lib/latency-sketch.ts';
 import type { Grid } from './analytics-rollup.ts';
 import type { Queryable } from './db.ts';
@@ -18,24 +21,19 @@ export interface ActionCounts {
 const SUMS = ['total', 'allowed', 'flagged', 'warned', 'blocked'] as const;
 const sums = () => SUMS.map((c) => `coalesce(sum(${c}), 0)::bigint AS ${c}`).join(', ');
 
-/** Counts by action in [since, until) and in the `prior` window before it ([prior, since)). */
-export async function countsWithPrior(
-  q: Queryable,
-  orgId: string,
-  prior: Date,
-  since: Date,
-  until: Date,
-): Promise<{ current: ActionCounts; prior: ActionCounts }> {
-  const { rows } = await q.query<Record<string, number>>(
-    `SELECT ${SUMS.map((c) => `coalesce(sum(${c}) FILTER (WHERE bucket_start >= $3), 0)::bigint AS ${c}`).join(', ')},
-            ${SUMS.map((c) => `coalesce(sum(${c}) FILTER (WHERE bucket_start < $3), 0)::bigint AS prior_${c}`).join(', ')}
-     FROM analytics_buckets WHERE org_id = $1 AND bucket_start >= $2 AND bucket_start < $4`,
-    [orgId, prior, since, until],
+/** A time range: `since` inclusive, `until` exclusive. */
+export interface Range {
+  since: Date;
+  until: Date;
+}
+
+/** Counts by action over the rollup rows in [since, until): one sum, no grouping. */
+export async function countsIn(q: Queryable, orgId: string, since: Date, until: Date): Promise<ActionCounts> {
+  const { rows } = await q.query<ActionCounts>(
+    `SELECT ${sums()} FROM analytics_buckets WHERE org_id = $1 AND bucket_start >= $2 AND bucket_start < $3`,
+    [orgId, since, until],
   );
-  const r = rows[0]!;
-  const pick = (prefix: string) =>
-    Object.fromEntries(SUMS.map((c) => [c, r[`${prefix}${c}`]!])) as unknown as ActionCounts;
-  return { current: pick(''), prior: pick('prior_') };
+  return rows[0]!;
 }
 
 /** The UTC bin of each rollup row as epoch ms (`binMs` divides a day or is a day). */
@@ -59,10 +57,91 @@ export async function countsByBin(
 }
 
 /**
+ * The scans of `ranges` (each inside one rollup bucket), with their effective action: one LATERAL
+ * id range scan per range (OFFSET 0 keeps it one, as in rollUpBuckets). Parameters $2–$5.
+ */
+const EDGE_SCANS = `SELECT sc.* FROM unnest($2::timestamptz[], $3::timestamptz[], $4::text[], $5::text[]) AS r(since, until, id_lo, id_hi)
+  CROSS JOIN LATERAL (
+    SELECT x.created_at, coalesce(x.observed_action, x.action) AS action, x.surface, x.findings FROM scans x
+    WHERE x.org_id = $1 AND x.id >= r.id_lo AND x.id < r.id_hi AND x.created_at >= r.since AND x.created_at < r.until
+    OFFSET 0
+  ) sc`;
+
+const edgeParams = (orgId: string, ranges: readonly Range[]) => [
+  orgId,
+  ranges.map((r) => r.since),
+  ranges.map((r) => r.until),
+  ranges.map((r) => idFloor('scan', r.since)),
+  // a scan's id carries its creation millisecond: every scan before `until` sorts below the next one's floor
+  ranges.map((r) => idFloor('scan', new Date(r.until.getTime() + 1))),
+];
+
+/** For each of `ranges` (each inside one rollup bucket), whether it holds any scan: one index probe each. */
+export async function rangesWithScans(q: Queryable, orgId: string, ranges: readonly Range[]): Promise<boolean[]> {
+  if (ranges.length === 0) return [];
+  const { rows } = await q.query<{ found: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM scans x
+       WHERE x.org_id = $1 AND x.id >= r.id_lo AND x.id < r.id_hi AND x.created_at >= r.since AND x.created_at < r.until
+     ) AS found
+     FROM unnest($2::timestamptz[], $3::timestamptz[], $4::text[], $5::text[]) WITH ORDINALITY AS r(since, until, id_lo, id_hi, n)
+     ORDER BY r.n`,
+    edgeParams(orgId, ranges),
+  );
+  return rows.map((r) => r.found);
+}
+
+/** Counts by action per `binMs` bin of the scans in `ranges` (partial edge buckets): only bins with scans. */
+export async function edgeCountsByBin(
+  q: Queryable,
+  orgId: string,
+  ranges: readonly Range[],
+  binMs: number,
+): Promise<(ActionCounts & { t: number })[]> {
+  if (ranges.length === 0) return [];
+  const { rows } = await q.query<ActionCounts & { t: number }>(
+    `SELECT (floor(extract(epoch FROM s.created_at) * 1000 / $6::numeric) * $6::numeric)::bigint AS t,
+            count(*)::int AS total, ${ACTIONS_SQL}
+     FROM (${EDGE_SCANS}) s GROUP BY 1 ORDER BY 1`,
+    [...edgeParams(orgId, ranges), binMs],
+  );
+  return rows.map((r) => ({ ...r, t: Number(r.t) }));
+}
+
+const ACTIONS_SQL = ['allowed', 'flagged', 'warned', 'blocked']
+  .map((a) => `count(*) FILTER (WHERE s.action = '${a}')::int AS ${a}`)
+  .join(', ');
+
+/**
+ * Scans per surface, or per detector that reported at least one item, in `ranges` (partial edge
+ * buckets), as the rollup counts them: names with none left out, in no particular order.
+ */
+export async function edgeNameCounts(
+  q: Queryable,
+  column: 'surfaces' | 'detectors',
+  orgId: string,
+  ranges: readonly Range[],
+): Promise<{ name: string; count: number }[]> {
+  if (ranges.length === 0) return [];
+  const names =
+    column === 'surfaces'
+      ? `SELECT s.surface AS name FROM (${EDGE_SCANS}) s`
+      : `SELECT d.detector AS name FROM (${EDGE_SCANS}) s CROSS JOIN LATERAL (
+           SELECT DISTINCT f->>'detector' AS detector FROM jsonb_array_elements(s.findings) f
+           WHERE f->>'detector' IS NOT NULL AND jsonb_typeof(f->'items') = 'array' AND jsonb_array_length(f->'items') > 0
+         ) d`;
+  const { rows } = await q.query<{ name: string; count: number }>(
+    `SELECT name, count(*)::int AS count FROM (${names}) n GROUP BY name`,
+    edgeParams(orgId, ranges),
+  );
+  return rows;
+}
+
+/**
  * The sums of one of the rollup rows' `{name: scans}` maps over [since, until): names with none left
  * out, count descending, ties by name (bytewise), at most `limit` (null: all).
  */
-async function mapCounts(
+export async function rollupNameCounts(
   q: Queryable,
   column: 'surfaces' | 'detectors',
   orgId: string,
@@ -78,29 +157,6 @@ async function mapCounts(
     [orgId, since, until, limit],
   );
   return rows;
-}
-
-/** Scans per surface in [since, until), surfaces with none left out; count descending, then name. */
-export async function surfaceCounts(
-  q: Queryable,
-  orgId: string,
-  since: Date,
-  until: Date,
-): Promise<{ surface: string; count: number }[]> {
-  const rows = await mapCounts(q, 'surfaces', orgId, since, until, null);
-  return rows.map((r) => ({ surface: r.name, count: r.count }));
-}
-
-/** The `limit` detectors with the most scans in [since, until): count descending, ties by name ascending. */
-export async function topDetectorCounts(
-  q: Queryable,
-  orgId: string,
-  since: Date,
-  until: Date,
-  limit: number,
-): Promise<{ detector: string; count: number }[]> {
-  const rows = await mapCounts(q, 'detectors', orgId, since, until, limit);
-  return rows.map((r) => ({ detector: r.name, count: r.count }));
 }
 
 /**

@@ -15,6 +15,11 @@ export interface ScanRow {
   session_id: string | null;
   mcp_server: string | null;
   trace_id: string | null;
+  /**
+   * The end-user id as submitted (null: not submitted, or dropped by SCAN_END_USER_ID=drop). Optional:
+   * rows read back from before migration 0015, and rows built without a context, leave it out.
+   */
+  end_user_id?: string | null;
   end_user_id_hash: string | null;
   action: string;
   decision: Record<string, unknown>;
@@ -34,7 +39,7 @@ export interface ScanRow {
 }
 
 const COLUMNS =
-  'org_id, id, created_at, kind, surface, tier, agent_id, session_id, mcp_server, trace_id, end_user_id_hash, action, decision, findings, scores, content_stored, content, content_expires_at, content_chars, latency_ms, api_key_id, request_id, mcp_tools, observed_action';
+  'org_id, id, created_at, kind, surface, tier, agent_id, session_id, mcp_server, trace_id, end_user_id, end_user_id_hash, action, decision, findings, scores, content_stored, content, content_expires_at, content_chars, latency_ms, api_key_id, request_id, mcp_tools, observed_action';
 
 /** The insert statement of each shape of batch (with events? with deliveries?), built once. */
 const insertStatements = new Map<string, { name: string; text: string }>();

@@ -69,8 +69,30 @@ export function piiElement(items: readonly FindingItem[]) {
 const SEVERITY_BASE: Readonly<Record<string, number>> = { critical: 80, high: 60, medium: 40, low: 20 };
 const PER_EXTRA_FINDING = 5;
 
+/**
+ * The categories the spec rates critical as a whole ("system files, SSH keys, environment files,
+ * cloud credentials (all critical)"); an item's label is its category.
+ */
+export const LEGACY_CRITICAL_CATEGORIES: ReadonlySet<string> = new Set([
+  'system_file',
+  'ssh_key',
+  'env_file',
+  'cloud_credentials',
+]);
+
+/**
+ * An item's legacy severity: `critical` for an item of a critical category rated `medium` or above
+ * (`/etc/passwd`, `.env`, `authorized_keys` are `high` in v1); a `low` item of those categories (a
+ * public key, `.env.example`, `/etc/hosts`) names no secret and keeps its rating, as do the secret,
+ * config, history and traversal categories (medium to high). v1 findings keep the detector's rating.
+ */
+export function legacySeverity(m: SensitivePathMatch): SensitivePathMatch['severity'] {
+  return LEGACY_CRITICAL_CATEGORIES.has(m.label) && m.severity !== 'low' ? 'critical' : m.severity;
+}
+
 /** The spec's `sensitive_path_detection` element: the matcher's items and their summary. */
-export function sensitivePathElement(matches: readonly SensitivePathMatch[]) {
+export function sensitivePathElement(found: readonly SensitivePathMatch[]) {
+  const matches = found.map((m) => ({ ...m, severity: legacySeverity(m) }));
   const count = (s: string) => matches.filter((m) => m.severity === s).length;
   const base = Math.max(0, ...matches.map((m) => SEVERITY_BASE[m.severity] ?? 0));
   return {

@@ -110,8 +110,8 @@ function Report({ data }: { data: Answers }) {
   return (
     <div>
       <p className="hint" data-testid="window" aria-live="polite">
-        {when(summary.window.since)} – {when(summary.window.until)} (widened to whole buckets). Scans are rolled up
-        every 30 seconds: a new scan shows here within about a minute.
+        {when(summary.window.since)} – {when(summary.window.until)}. Scans are rolled up every 30 seconds: a new scan
+        shows here within about a minute.
       </p>
       {summary.total === 0 ? (
         <p className="empty" data-testid="analytics-empty">

@@ -3,7 +3,8 @@
  * through are dropped, overlapping ones merged, and each merged span replaced by a typed tag
  * (`[EMAIL_ADDRESS]`) or a keyed hash tag (`[EMAIL_ADDRESS:hmac:<16 hex>]`). Offsets are UTF-16
  * units of the original text (the engine maps them back from its normalised text); a span edge that
- * would split a surrogate pair is widened to the whole character.
+ * would split a surrogate pair is widened to the whole character. A rule keyed by a field name
+ * (`input`, …) instead applies to the field's whole value, before and instead of its spans.
  */
 import { hmacSha256 } from '../../lib/crypto.ts';
 import type { FindingItem } from '../../engine/detector.ts';
@@ -35,6 +36,36 @@ function wholeCharacters(text: string, start: number, end: number): [number, num
   if (s > 0 && isLow(text.charCodeAt(s)) && isHigh(text.charCodeAt(s - 1))) s -= 1;
   if (e > 0 && e < text.length && isHigh(text.charCodeAt(e - 1)) && isLow(text.charCodeAt(e))) e += 1;
   return [s, e];
+}
+
+/**
+ * The redacted fields a `field_rules` key may name (besides PII labels): labeled events' `input`,
+ * `output`, `comparator` and `verdict_reason`, red-team runs' `scope_redacted` and `verdict_reason`,
+ * red-team findings' `title` and `description`. Lower case, so no name is also a label.
+ */
+export const REDACTION_FIELDS = [
+  'input',
+  'output',
+  'comparator',
+  'verdict_reason',
+  'scope_redacted',
+  'title',
+  'description',
+] as const;
+export type RedactionField = (typeof REDACTION_FIELDS)[number];
+
+/** The field's own rule, which applies to its whole value; undefined: its spans go by their labels. */
+export function fieldRuleOf(rules: ObfuscationRules, field: RedactionField | undefined): Obfuscation | undefined {
+  return field !== undefined && Object.hasOwn(rules.field_rules, field) ? rules.field_rules[field] : undefined;
+}
+
+/**
+ * A string of a field with a rule of its own, as the rule says: `pass_through` as is, `redact` the tag
+ * `[<field>]`, `hash` `[<field>:hmac:<16 hex>]` of the whole string; an empty string stays empty.
+ */
+export function obfuscateWhole(value: string, field: RedactionField, rule: Obfuscation, orgKey: Buffer): string {
+  if (rule === 'pass_through' || value === '') return value;
+  return rule === 'hash' ? hashTag(orgKey, field, value) : labelTag(field);
 }
 
 /** The obfuscation of a label under the rules: its own rule, else the default. */

@@ -5,6 +5,7 @@
  */
 import { PII_REGEX_LABELS } from '../../engine/detectors/pii-regex.ts';
 import { newId } from '../../lib/ids.ts';
+import { REDACTION_FIELDS } from './obfuscate.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { insertManagementAudit } from '../../store/audit.ts';
 import { withTransaction, type Db } from '../../store/db.ts';
@@ -18,8 +19,11 @@ export const OBFUSCATIONS = ['redact', 'hash', 'pass_through'] as const satisfie
 /** The labels pii-ner emits besides `O` (models/manifest.json; a unit test keeps the two equal). */
 export const PII_NER_LABELS: readonly string[] = ['PERSON', 'LOCATION', 'ORGANIZATION', 'ADDRESS'];
 
-/** Every label the PII detector reports: the keys `field_rules` accepts. */
+/** Every label the PII detector reports: `field_rules` keys for detected spans. */
 export const REDACTION_LABELS: ReadonlySet<string> = new Set([...PII_REGEX_LABELS, ...PII_NER_LABELS]);
+
+/** Every key `field_rules` accepts: a PII label (its spans) or a redacted field's name (its whole value). */
+export const FIELD_RULE_KEYS: ReadonlySet<string> = new Set([...REDACTION_LABELS, ...REDACTION_FIELDS]);
 
 /** At most this many `field_rules` keys. */
 export const MAX_FIELD_RULES = 64;

@@ -17,7 +17,15 @@ import { findPiiRegex } from '../../engine/detectors/pii-regex.ts';
 import { ModelDeadlineError, ModelOverloadedError } from '../../engine/model-client.ts';
 import { normalize } from '../../engine/normalize.ts';
 import { Errors, type ValidationIssue } from '../../lib/errors.ts';
-import { obfuscateText, obfuscationOf, organizationHashKey, type ObfuscationRules } from './obfuscate.ts';
+import {
+  fieldRuleOf,
+  obfuscateText,
+  obfuscateWhole,
+  obfuscationOf,
+  organizationHashKey,
+  type ObfuscationRules,
+  type RedactionField,
+} from './obfuscate.ts';
 import { getRedactionPolicy, type RedactionPolicyDeps } from './policy.ts';
 
 export interface RedactableFields {
@@ -47,12 +55,19 @@ export type Identifier = readonly [path: string, value: string];
 
 /** What one batch's texts are redacted with: the policy in force when the batch began, each distinct text detected once. */
 export interface Redact {
-  /** The text with every span the policy does not pass through replaced by its tag. */
-  text(text: string): Promise<string>;
+  /**
+   * The text with every span the policy does not pass through replaced by its tag; when `field` (the
+   * field the text is stored in) has a rule of its own, the whole text as that rule says instead.
+   */
+  text(text: string, field?: RedactionField): Promise<string>;
   /** null for null or absent, else `text`. */
-  optional(text: string | null | undefined): Promise<string | null>;
-  /** A JSON value with every string redacted, object keys included; other values kept. */
-  value(value: unknown): Promise<unknown>;
+  optional(text: string | null | undefined, field?: RedactionField): Promise<string | null>;
+  /**
+   * A JSON value with every string redacted, object keys included; other values kept. A rule of
+   * `field`'s own applies to every string value whole; object keys (structure, not values) then keep
+   * to the label rules, except under `pass_through`, which leaves the whole value as sent.
+   */
+  value(value: unknown, field?: RedactionField): Promise<unknown>;
   /** `identifierIssues` under this batch's policy. */
   identifierIssues(identifiers: readonly Identifier[]): ValidationIssue[];
 }
@@ -69,9 +84,9 @@ export interface EventRedaction<E, R> {
 /** `input`, `output` and the comparator of one event, redacted. */
 export async function redactTexts(redact: Redact, e: RedactableFields): Promise<RedactedFields> {
   const [input, output, comparator] = await Promise.all([
-    redact.optional(e.input),
-    redact.optional(e.output),
-    e.comparator === undefined || e.comparator === null ? null : redact.value(e.comparator),
+    redact.optional(e.input, 'input'),
+    redact.optional(e.output, 'output'),
+    e.comparator === undefined || e.comparator === null ? null : redact.value(e.comparator, 'comparator'),
   ]);
   return { input_redacted: input, output_redacted: output, comparator };
 }
@@ -208,19 +223,21 @@ class TextRedactor implements Redact {
     this.deadlineAt = Date.now() + deps.deadlineMs;
   }
 
-  optional(text: string | null | undefined): Promise<string | null> {
-    return text === undefined || text === null ? Promise.resolve(null) : this.text(text);
+  optional(text: string | null | undefined, field?: RedactionField): Promise<string | null> {
+    return text === undefined || text === null ? Promise.resolve(null) : this.text(text, field);
   }
 
-  value(value: unknown): Promise<unknown> {
-    return redactValue(this, value);
+  value(value: unknown, field?: RedactionField): Promise<unknown> {
+    return redactValue(this, value, field, fieldRuleOf(this.rules, field) === 'pass_through');
   }
 
   identifierIssues(identifiers: readonly Identifier[]): ValidationIssue[] {
     return identifierIssues(this.rules, identifiers);
   }
 
-  text(text: string): Promise<string> {
+  text(text: string, field?: RedactionField): Promise<string> {
+    const whole = fieldRuleOf(this.rules, field);
+    if (whole !== undefined) return Promise.resolve(obfuscateWhole(text, field!, whole, this.orgKey));
     if (text.trim() === '') return Promise.resolve(text);
     let out = this.done.get(text);
     if (!out) {
@@ -248,13 +265,24 @@ class TextRedactor implements Redact {
   }
 }
 
-/** A comparator payload with every string (object keys included) redacted; other values kept. */
-async function redactValue(redactor: TextRedactor, value: unknown): Promise<unknown> {
-  if (typeof value === 'string') return redactor.text(value);
-  if (Array.isArray(value)) return Promise.all(value.map((v) => redactValue(redactor, v)));
+/**
+ * A comparator payload with every string (object keys included) redacted; other values kept. String
+ * values go by `field`'s own rule when it has one; keys by the label rules, or as sent when `keepKeys`.
+ */
+async function redactValue(
+  redactor: TextRedactor,
+  value: unknown,
+  field: RedactionField | undefined,
+  keepKeys: boolean,
+): Promise<unknown> {
+  if (typeof value === 'string') return redactor.text(value, field);
+  if (Array.isArray(value)) return Promise.all(value.map((v) => redactValue(redactor, v, field, keepKeys)));
   if (value !== null && typeof value === 'object') {
     const entries = await Promise.all(
-      Object.entries(value).map(async ([k, v]) => [await redactor.text(k), await redactValue(redactor, v)] as const),
+      Object.entries(value).map(
+        async ([k, v]) =>
+          [keepKeys ? k : await redactor.text(k), await redactValue(redactor, v, field, keepKeys)] as const,
+      ),
     );
     return Object.fromEntries(entries);
   }

@@ -47,7 +47,10 @@ export async function addFindings(
     refuseIdentifiers(redact, input.findings.flatMap(identifiersOf));
     return Promise.all(
       input.findings.map(async (f) => {
-        const [title, description] = await Promise.all([redact.text(f.title), redact.text(f.description)]);
+        const [title, description] = await Promise.all([
+          redact.text(f.title, 'title'),
+          redact.text(f.description, 'description'),
+        ]);
         return { ...f, title, description };
       }),
     );

@@ -94,7 +94,9 @@ export async function createRun(
   if (!input.written_authorization) throw Errors.redteamWrittenAuthorizationRequired();
   const { value: scope } = await withRedactor(deps.redaction, orgId, async (redact) => {
     refuseIdentifiers(redact, runIdentifiers(input));
-    return input.scope_redacted ? ((await redact.value(input.scope_redacted)) as Record<string, unknown>) : null;
+    return input.scope_redacted
+      ? ((await redact.value(input.scope_redacted, 'scope_redacted')) as Record<string, unknown>)
+      : null;
   });
   const now = deps.clock.now();
   return withTransaction(deps.db, async (tx) => {
@@ -161,7 +163,7 @@ export async function finalizeRun(
 ): Promise<RedteamRunRow> {
   checkFinalizable(await store.getRun(deps.db, orgId, id), id, input);
   const { value: reason } = await withRedactor(deps.redaction, orgId, (redact) =>
-    redact.optional(input.verdict_reason),
+    redact.optional(input.verdict_reason, 'verdict_reason'),
   );
   return withTransaction(deps.db, async (tx) => {
     const run = checkFinalizable(await store.getRun(tx, orgId, id, true), id, input);

@@ -1,6 +1,6 @@
 /**
- * The analytics answers' shapes on hand-made workloads: bins on UTC boundaries, windows widened
- * outward and echoed, zero bins in the time series but not in latency, the prior-period delta,
+ * The analytics answers' shapes on hand-made workloads: bins on UTC boundaries, windows answered
+ * exactly and echoed (latency: widened to whole bins), zero bins in the time series but not in latency, the prior-period delta,
  * orderings and limits, and tenancy and scope. Its own database: the rollup job spans organizations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,12 +47,13 @@ describe('bins and windows', () => {
     await rollUp(app);
   });
 
-  it('15m bins start on UTC quarter hours; the unaligned window is widened and echoed; empty bins are zeros', async () => {
+  it('15m bins start on UTC quarter hours; the unaligned window is answered exactly and echoed; empty bins are zeros', async () => {
     const body = await get(org.admin, 'timeseries?bucket=15m&', '2025-05-01T00:07:00Z', '2025-05-01T00:31:00%2B00:00');
-    expect(body.window).toEqual({ since: '2025-05-01T00:00:00.000Z', until: '2025-05-01T00:45:00.000Z' });
+    expect(body.window).toEqual({ since: '2025-05-01T00:07:00.000Z', until: '2025-05-01T00:31:00.000Z' });
     expect(body.bucket).toBe('15m');
+    // the 00:00 bin counts its part from 00:07 on: the blocked scan at 00:00 is outside the window
     expect(body.points).toEqual([
-      { t: '2025-05-01T00:00:00.000Z', allowed: 0, flagged: 1, warned: 0, blocked: 1 },
+      { t: '2025-05-01T00:00:00.000Z', allowed: 0, flagged: 1, warned: 0, blocked: 0 },
       { t: '2025-05-01T00:15:00.000Z', allowed: 0, flagged: 0, warned: 1, blocked: 0 },
       { t: '2025-05-01T00:30:00.000Z', allowed: 0, flagged: 0, warned: 0, blocked: 0 },
     ]);
@@ -60,10 +61,10 @@ describe('bins and windows', () => {
 
   it('1h and 1d bins start on UTC hours and days, whatever offset the window was given in', async () => {
     const hourly = await get(org.admin, 'timeseries?bucket=1h&', '2025-05-01T02:30:00%2B02:00', '2025-05-01T03:00:01Z');
-    expect(hourly.window).toEqual({ since: '2025-05-01T00:00:00.000Z', until: '2025-05-01T04:00:00.000Z' });
+    expect(hourly.window).toEqual({ since: '2025-05-01T00:30:00.000Z', until: '2025-05-01T03:00:01.000Z' });
     const sum = (p: Record<string, number>) => p.allowed! + p.flagged! + p.warned! + p.blocked!;
     expect(hourly.points.map((p: Record<string, number> & { t: string }) => [p.t, sum(p)])).toEqual([
-      ['2025-05-01T00:00:00.000Z', 3],
+      ['2025-05-01T00:00:00.000Z', 0],
       ['2025-05-01T01:00:00.000Z', 0],
       ['2025-05-01T02:00:00.000Z', 1],
       ['2025-05-01T03:00:00.000Z', 0],
@@ -74,20 +75,29 @@ describe('bins and windows', () => {
       '2025-04-30T20:00:00-05:00',
       '2025-05-02T00:00:00.001Z',
     );
-    expect(daily.window).toEqual({ since: '2025-05-01T00:00:00.000Z', until: '2025-05-03T00:00:00.000Z' });
+    expect(daily.window).toEqual({ since: '2025-05-01T01:00:00.000Z', until: '2025-05-02T00:00:00.001Z' });
     expect(daily.points).toEqual([
-      { t: '2025-05-01T00:00:00.000Z', allowed: 1, flagged: 1, warned: 1, blocked: 2 },
+      { t: '2025-05-01T00:00:00.000Z', allowed: 1, flagged: 0, warned: 0, blocked: 1 },
       { t: '2025-05-02T00:00:00.000Z', allowed: 1, flagged: 0, warned: 0, blocked: 0 },
     ]);
   });
 
-  it('an aligned window is taken as is; summary and the totals align to the quarter hour', async () => {
+  it('an aligned window is taken as is; an unaligned one exactly: start inclusive, end exclusive', async () => {
     const s = await get(org.admin, 'summary', '2025-05-01T00:15:00Z', '2025-05-01T03:00:00Z');
     expect(s.window).toEqual({ since: '2025-05-01T00:15:00.000Z', until: '2025-05-01T03:00:00.000Z' });
     expect(s).toMatchObject({ total: 2, allowed: 1, flagged: 0, warned: 1, blocked: 0 });
-    const widened = await get(org.admin, 'surfaces', '2025-05-01T00:15:00.001Z', '2025-05-01T02:59:59Z');
-    expect(widened.window).toEqual({ since: '2025-05-01T00:15:00.000Z', until: '2025-05-01T03:00:00.000Z' });
-    expect(widened.items).toEqual([{ surface: 'user_message', count: 2 }]);
+    const [since, until] = ['2025-05-01T00:14:59.999Z', '2025-05-01T02:59:59.999Z'];
+    const exact = await get(org.admin, 'summary', since, until);
+    expect(exact).toMatchObject({ window: { since, until }, total: 2, allowed: 0, flagged: 1, warned: 1 });
+    expect((await get(org.admin, 'surfaces', since, until)).items).toEqual([{ surface: 'user_message', count: 2 }]);
+    // a window after every scan of its buckets counts none of them; one inside a bucket, only its own
+    expect(await get(org.admin, 'summary', '2025-05-01T00:00:00.001Z', '2025-05-01T00:14:59.999Z')).toMatchObject({
+      total: 0,
+    });
+    expect(await get(org.admin, 'summary', '2025-05-01T23:59:59.999Z', '2025-05-02T00:00:00.001Z')).toMatchObject({
+      total: 2,
+      blocked: 1,
+    });
   });
 
   it('latency leaves out bins without scans and counts each bin', async () => {
@@ -132,9 +142,9 @@ describe('prior period delta', () => {
     // a drop to nothing is -100
     const later = await get(org.admin, 'summary', '2025-05-11T00:00:00Z', '2025-05-12T00:00:00Z');
     expect(later).toMatchObject({ total: 0, prior_period_delta: { total_pct: -100, blocked_pct: -100 } });
-    // the prior window is the aligned window's length: 00:07–00:20 becomes 00:00–00:30, prior 23:30–00:00
+    // the prior window has the requested window's length: 00:00–00:13, prior 23:47–00:00
     // (2 scans, none blocked: the blocked change alone is null)
-    const short = await get(org.admin, 'summary', '2025-05-10T00:07:00Z', '2025-05-10T00:20:00Z');
+    const short = await get(org.admin, 'summary', '2025-05-10T00:00:00Z', '2025-05-10T00:13:00Z');
     expect(short).toMatchObject({ total: 1, blocked: 1, prior_period_delta: { total_pct: -50, blocked_pct: null } });
     const rounded = await get(org.admin, 'summary', '2025-05-09T12:00:00Z', '2025-05-10T12:15:00Z');
     // [05-09 12:00, 05-10 12:15): 2 + 5 = 7, 1 blocked; prior [05-08 11:45, 05-09 12:00): the 03:00 pair, both blocked

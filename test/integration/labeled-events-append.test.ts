@@ -114,6 +114,31 @@ describe('append', () => {
     expect(got.body.input_redacted).not.toContain('ada.lovelace.test@example.org');
   });
 
+  it('applies field rules keyed by field name on append: the whole field, over the label rules', async () => {
+    const o = await buildOrg(app);
+    const put = await call(app, 'PUT', '/v1/org/redaction-policy', {
+      key: o.admin,
+      json: {
+        field_rules: { output: 'pass_through', verdict_reason: 'redact', EMAIL_ADDRESS: 'hash' },
+        default_obfuscation: 'redact',
+        override_allowed_for_reviewers: false,
+        redaction_version: 'redactor-v2.4.0',
+      },
+    });
+    expect(put.status, put.text.slice(0, 300)).toBe(200);
+    expect(put.body.field_rules).toEqual({ output: 'pass_through', verdict_reason: 'redact', EMAIL_ADDRESS: 'hash' });
+    const mail = 'ada.lovelace.test@example.org';
+    const r = await append(
+      { events: [ev({ input: `mail ${mail}`, output: `sent to ${mail}`, verdict_reason: 'looked fine' })] },
+      o.admin,
+    );
+    expect(r.status, r.text.slice(0, 300)).toBe(201);
+    const got = (await get(r.body.event_ids[0], o.admin)).body;
+    expect(got.input_redacted).toMatch(/^mail \[EMAIL_ADDRESS:hmac:[0-9a-f]{16}\]$/);
+    expect(got.output_redacted).toBe(`sent to ${mail}`);
+    expect(got.verdict_reason).toBe('[verdict_reason]');
+  });
+
   it('replays the first answer for a repeated Idempotency-Key and refuses another body', async () => {
     const key = `lev-${Date.now()}`;
     const first = await append({ events: [ev()] }, org.admin, { 'Idempotency-Key': key });

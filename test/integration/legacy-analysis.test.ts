@@ -121,6 +121,35 @@ describe('POST /v1/analysis/{analysis_id}', () => {
     );
   });
 
+  it("rates the spec's critical categories critical: system files, SSH keys, env files", async () => {
+    const paths = [
+      '/etc/passwd',
+      '/etc/sudoers',
+      '~/.ssh/authorized_keys',
+      '/srv/app/.env',
+      '/srv/app/.env.production',
+    ];
+    const r = await legacy(app, `/v1/analysis/${id}?detections=sensitive_path_detection`, {
+      key: org.admin,
+      text: `read ${paths.join(' and ')}`,
+    });
+    expect(r.status, r.text).toBe(200);
+    const [element] = r.body.analysis;
+    expect(element.result.map((i: { path: string; severity: string }) => [i.path, i.severity])).toEqual(
+      paths.map((p) => [p, 'critical']),
+    );
+    expect(element.summary).toEqual({
+      total_detected: 5,
+      critical_count: 5,
+      high_count: 0,
+      medium_count: 0,
+      risk_score: 100,
+    });
+    // v1 keeps the detector's own rating: the legacy scale is the legacy answer's alone.
+    const scan = await scanOf(r.headers.get('x-tag')!);
+    expect(scan.scores.sensitive_path).toBeLessThan(0.95);
+  });
+
   it('empty results keep their shapes', async () => {
     const r = await legacy(app, `/v1/analysis/${id}?detections=pii,sensitive_path_detection`, {
       key: org.admin,

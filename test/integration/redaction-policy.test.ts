@@ -106,6 +106,26 @@ describe('PUT /v1/org/redaction-policy: validation', () => {
     expect(issuePaths(await put(body({ extra: 1 })))).toEqual(['']);
   });
 
+  it('accepts field names as keys next to PII labels, and shows them back', async () => {
+    const rules = {
+      input: 'hash',
+      output: 'pass_through',
+      comparator: 'redact',
+      verdict_reason: 'redact',
+      scope_redacted: 'hash',
+      title: 'pass_through',
+      description: 'redact',
+      US_SSN: 'hash',
+    };
+    const r = await put(body({ field_rules: rules }));
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.field_rules).toEqual(rules);
+    expect(issuePaths(await put(body({ field_rules: { Input: 'hash', source_data: 'redact' } }))).sort()).toEqual([
+      'field_rules.Input',
+      'field_rules.source_data',
+    ]);
+  });
+
   it('rejects an unknown field_rules key, naming it', async () => {
     const r = await put(body({ field_rules: { EMAIL_ADDRESS: 'hash', email: 'redact', SALARY: 'hash' } }));
     expect(issuePaths(r).sort()).toEqual(['field_rules.SALARY', 'field_rules.email']);

@@ -91,6 +91,45 @@ describe('redactEvents', () => {
     expectNoRaw(out);
   });
 
+  it('applies a field rule to the whole field, over the label rules; label rules keep the other fields', async () => {
+    const org = await buildOrg(app);
+    await setPolicy(org, {
+      field_rules: { input: 'hash', output: 'pass_through', comparator: 'redact', EMAIL_ADDRESS: 'hash' },
+      default_obfuscation: 'redact',
+    });
+    const out = await redactEvents(deps, org.orgId, [
+      { input: INPUT, output: OUTPUT, comparator: COMPARATOR },
+      { input: INPUT, output: '' },
+    ]);
+    const [a, b] = out.events;
+    expect(a!.input_redacted).toMatch(/^\[input:hmac:[0-9a-f]{16}\]$/);
+    expect(b!.input_redacted).toBe(a!.input_redacted); // equal inputs join
+    expect(a!.output_redacted).toBe(OUTPUT);
+    expect(b!.output_redacted).toBe('');
+    const R = '[comparator]';
+    // every string value whole; keys (structure) by the label rules; numbers and booleans kept
+    expect(a!.comparator).toEqual({
+      input_findings: [
+        {
+          detector: R,
+          score: 0.95,
+          items: [
+            { text: R, label: R, span: [30, 52], confidence: 0.99 },
+            { text: R, label: R, matched: R, confidence: 0.92 },
+          ],
+        },
+      ],
+      response_findings: [{ detector: R, evidence: [R, { snippet: R }] }],
+      would_have_blocked: true,
+    });
+    // without field rules the same policy's label rules apply to the field's spans
+    await setPolicy(org, { field_rules: { EMAIL_ADDRESS: 'hash' }, default_obfuscation: 'pass_through' });
+    const spans = await redactEvents(deps, org.orgId, [{ input: OUTPUT }]);
+    expect(spans.events[0]!.input_redacted).toMatch(
+      /^Sure John Smith, I will write to \[EMAIL_ADDRESS:hmac:[0-9a-f]{16}\]\.$/,
+    );
+  });
+
   it('applies field_rules per label (hash, pass_through) and the default to the rest, naming the policy', async () => {
     const org = await buildOrg(app);
     const policyId = await setPolicy(org, {

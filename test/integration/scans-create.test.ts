@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { buildApiKey, call, expectProblem } from '../support/harness.ts';
+import { buildApiKey, buildOrg, call, expectProblem, startTestApp } from '../support/harness.ts';
 import { app, clock, org, PNG_1PX, scan, text, useScansApp } from './scans-fixture.ts';
 
 const INJECTION =
@@ -33,6 +33,7 @@ describe('POST /v1/scans', () => {
       session_id: null,
       mcp_server: null,
       trace_id: null,
+      end_user_id: null,
       end_user_id_hash: null,
     });
     expect(r.body.findings).toEqual([]);
@@ -144,7 +145,7 @@ describe('POST /v1/scans', () => {
     expect(r.body.decision.action).toBe('blocked');
   });
 
-  it('stores end_user_id only as its SHA-256 hash', async () => {
+  it('returns the context as submitted plus end_user_id_hash (SCAN_END_USER_ID=keep, the default)', async () => {
     const r = await scan(
       text('hello', {
         context: {
@@ -162,10 +163,34 @@ describe('POST /v1/scans', () => {
       session_id: 's1',
       mcp_server: 'fs',
       trace_id: 't1',
+      end_user_id: 'user-42@example.com',
       end_user_id_hash: hash,
     });
-    const { rows } = await app.db.query('SELECT row_to_json(s)::text AS j FROM scans s WHERE id = $1', [r.body.id]);
-    expect(rows[0].j).not.toContain('user-42');
+    const read = await call(app, 'GET', `/v1/scans/${r.body.id}`, { key: org.admin });
+    expect(read.body.context).toEqual(r.body.context);
+  });
+
+  it('SCAN_END_USER_ID=drop stores and returns only the hash', async () => {
+    const dropping = await startTestApp({ env: { SCAN_END_USER_ID: 'drop' } });
+    try {
+      const o = await buildOrg(dropping, 'End-user id dropped');
+      const context = { end_user_id: 'user-43@example.com', agent_id: 'a' };
+      const r = await call(dropping, 'POST', '/v1/scans', {
+        key: o.admin,
+        json: { kind: 'content', surface: 'user_message', content: { type: 'text', text: 'hi' }, context },
+      });
+      expect(r.status, r.text).toBe(201);
+      const hash = createHash('sha256').update('user-43@example.com').digest('hex');
+      expect(r.body.context).toMatchObject({ agent_id: 'a', end_user_id: null, end_user_id_hash: hash });
+      const read = await call(dropping, 'GET', `/v1/scans/${r.body.id}`, { key: o.admin });
+      expect(read.body.context).toEqual(r.body.context);
+      const { rows } = await dropping.db.query('SELECT row_to_json(s)::text AS j FROM scans s WHERE id = $1', [
+        r.body.id,
+      ]);
+      expect(rows[0].j).not.toContain('user-43');
+    } finally {
+      await dropping.close();
+    }
   });
 
   it('captures content only when asked, and hides it after the retention window', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemError } from '../../lib/errors.ts';
-import { alignWindow, percentChange, WINDOW_CAP_DAYS } from '../../services/analytics.ts';
+import { alignWindow, percentChange, splitWindow, WINDOW_CAP_DAYS } from '../../services/analytics.ts';
 
 const DAY = 86_400_000;
 const w = (since: string, until: string) => ({ since: new Date(since), until: new Date(until) });
@@ -60,5 +60,41 @@ describe('percentChange', () => {
     expect(percentChange(5, 3)).toBe(66.7);
     expect(percentChange(3, 3)).toBe(0);
     expect(percentChange(1000, 1)).toBe(99900);
+  });
+});
+
+describe('splitWindow', () => {
+  const parts = (since: string, until: string) => {
+    const p = splitWindow(w(since, until));
+    const r = (x: { since: Date; until: Date }) => [x.since.toISOString(), x.until.toISOString()];
+    return { inner: p.inner && r(p.inner), edges: p.edges.map(r) };
+  };
+
+  it('reads whole buckets from the rollups and the partial edges from the scans', () => {
+    expect(parts('2025-05-01T00:07:00Z', '2025-05-01T01:31:00Z')).toEqual({
+      inner: ['2025-05-01T00:15:00.000Z', '2025-05-01T01:30:00.000Z'],
+      edges: [
+        ['2025-05-01T00:07:00.000Z', '2025-05-01T00:15:00.000Z'],
+        ['2025-05-01T01:30:00.000Z', '2025-05-01T01:31:00.000Z'],
+      ],
+    });
+    expect(parts('2025-05-01T00:15:00Z', '2025-05-01T01:30:00Z')).toEqual({
+      inner: ['2025-05-01T00:15:00.000Z', '2025-05-01T01:30:00.000Z'],
+      edges: [],
+    });
+  });
+
+  it('a window inside one bucket, or across one boundary, has no whole bucket', () => {
+    expect(parts('2025-05-01T00:01:00Z', '2025-05-01T00:14:00Z')).toEqual({
+      inner: null,
+      edges: [['2025-05-01T00:01:00.000Z', '2025-05-01T00:14:00.000Z']],
+    });
+    expect(parts('2025-05-01T00:10:00Z', '2025-05-01T00:20:00Z')).toEqual({
+      inner: null,
+      edges: [
+        ['2025-05-01T00:10:00.000Z', '2025-05-01T00:15:00.000Z'],
+        ['2025-05-01T00:15:00.000Z', '2025-05-01T00:20:00.000Z'],
+      ],
+    });
   });
 });

@@ -49,6 +49,19 @@ describe('legacyScore', () => {
   });
 });
 
+const m = (severity: SensitivePathMatch['severity'], category = 'config_file'): SensitivePathMatch => ({
+  label: category,
+  text: '/etc/passwd',
+  confidence: 0.9,
+  source: 'rule',
+  span: [0, 11],
+  severity,
+  os: 'linux',
+  risk_reason: 'r',
+  matched_pattern: 'p',
+  detection_type: 'exact_path',
+});
+
 describe('element shapes', () => {
   const item = (label: string, text = 'x') => ({
     label,
@@ -74,14 +87,6 @@ describe('element shapes', () => {
   });
 
   it('summarises sensitive paths: counts by severity and a 0–100 risk score', () => {
-    const m = (severity: SensitivePathMatch['severity']): SensitivePathMatch => ({
-      ...item('system_file', '/etc/passwd'),
-      severity,
-      os: 'linux',
-      risk_reason: 'r',
-      matched_pattern: 'p',
-      detection_type: 'exact_path',
-    });
     expect(sensitivePathElement([]).summary).toEqual({
       total_detected: 0,
       critical_count: 0,
@@ -108,6 +113,17 @@ describe('element shapes', () => {
         detection_type: 'exact_path',
       },
     ]);
+  });
+
+  it('rates system files, SSH keys, env files and cloud credentials critical, except their low items', () => {
+    for (const category of ['system_file', 'ssh_key', 'env_file', 'cloud_credentials']) {
+      const element = sensitivePathElement([m('high', category), m('medium', category), m('low', category)]);
+      expect(element.result.map((r) => r.severity)).toEqual(['critical', 'critical', 'low']);
+      expect(element.summary).toMatchObject({ critical_count: 2, high_count: 0, risk_score: 90 });
+    }
+    for (const category of ['secret_file', 'config_file', 'shell_history', 'path_traversal']) {
+      expect(sensitivePathElement([m('high', category)]).result[0]!.severity).toBe('high');
+    }
   });
 });
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
+  FIELD_RULE_KEYS,
   MAX_FIELD_RULES,
   OBFUSCATIONS,
-  REDACTION_LABELS,
   REDACTION_VERSION_PATTERN,
   type ReplaceRedactionPolicyInput,
 } from '../../../services/redaction/policy.ts';
@@ -11,21 +11,21 @@ import { nullableInstant, resource } from '../../resources.ts';
 const obfuscation = z.enum(OBFUSCATIONS, `must be one of ${OBFUSCATIONS.join(', ')}`);
 
 /**
- * `field_rules`: PII label (as the PII detector reports it) → obfuscation; an unknown label is an
- * issue at `field_rules.<LABEL>`, and at most MAX_FIELD_RULES labels.
+ * `field_rules`: PII label (as the PII detector reports it) or redacted field name → obfuscation; an
+ * unknown key is an issue at `field_rules.<KEY>`, and at most MAX_FIELD_RULES keys.
  */
 const fieldRules = z
-  .record(z.string(), obfuscation, 'must be an object of PII label to obfuscation')
+  .record(z.string(), obfuscation, 'must be an object of PII label or field name to obfuscation')
   .superRefine((rules, ctx) => {
     const keys = Object.keys(rules);
     if (keys.length > MAX_FIELD_RULES)
-      ctx.addIssue({ code: 'custom', message: `must hold at most ${MAX_FIELD_RULES} labels` });
+      ctx.addIssue({ code: 'custom', message: `must hold at most ${MAX_FIELD_RULES} keys` });
     for (const key of keys)
-      if (!REDACTION_LABELS.has(key))
+      if (!FIELD_RULE_KEYS.has(key))
         ctx.addIssue({
           code: 'custom',
           path: [key],
-          message: `is not a PII label; one of ${[...REDACTION_LABELS].join(', ')}`,
+          message: `is not a PII label or field name; one of ${[...FIELD_RULE_KEYS].join(', ')}`,
         });
   });
 
@@ -48,7 +48,9 @@ export const RedactionPolicy = resource(
       .describe('This version of the policy; null for the built-in default (no policy was ever set).'),
     field_rules: z
       .record(z.string(), z.enum(OBFUSCATIONS))
-      .describe('PII label (as the PII detector reports it) → obfuscation; labels absent use `default_obfuscation`.'),
+      .describe(
+        'PII label (as the PII detector reports it: its detected spans) or redacted field name (`input`, `output`, `comparator`, `verdict_reason`, `scope_redacted`, `title`, `description`: the whole value) → obfuscation. A field rule wins over label rules in its field; labels without a rule use `default_obfuscation`.',
+      ),
     default_obfuscation: z.enum(OBFUSCATIONS),
     override_allowed_for_reviewers: z.boolean(),
     redaction_version: z.string().describe('`redactor-v<major>.<minor>.<patch>`.'),

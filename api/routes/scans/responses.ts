@@ -141,11 +141,12 @@ export const Scan = resource(
         session_id: nullableString,
         mcp_server: nullableString,
         trace_id: nullableString,
-        end_user_id_hash: nullableString.describe(
-          'Lowercase hex SHA-256 of the submitted `end_user_id` (never stored itself).',
+        end_user_id: nullableString.describe(
+          'The submitted `end_user_id`; null where the deployment keeps only its hash (`SCAN_END_USER_ID=drop`).',
         ),
+        end_user_id_hash: nullableString.describe('Lowercase hex SHA-256 of the submitted `end_user_id`.'),
       })
-      .describe('The submitted context; every key present, null when not submitted.'),
+      .describe('The submitted context plus `end_user_id_hash`; every key present, null when not submitted.'),
     findings: z
       .array(ScanFinding)
       .describe('The detectors that found something (a detector with no items is left out).'),

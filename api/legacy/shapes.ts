@@ -81,13 +81,13 @@ export const LEGACY_CRITICAL_CATEGORIES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * An item's legacy severity: `critical` for an item of a critical category rated `medium` or above
- * (`/etc/passwd`, `.env`, `authorized_keys` are `high` in v1); a `low` item of those categories (a
- * public key, `.env.example`, `/etc/hosts`) names no secret and keeps its rating, as do the secret,
- * config, history and traversal categories (medium to high). v1 findings keep the detector's rating.
+ * An item's legacy severity: `critical` for every item of a critical category, as the spec says ("all
+ * critical": `/etc/passwd`, `.env`, `authorized_keys` are `high` in v1, a public key or `.env.example`
+ * `low`); the secret, config, history and traversal categories keep their rating (medium to high).
+ * v1 findings keep the detector's rating.
  */
 export function legacySeverity(m: SensitivePathMatch): SensitivePathMatch['severity'] {
-  return LEGACY_CRITICAL_CATEGORIES.has(m.label) && m.severity !== 'low' ? 'critical' : m.severity;
+  return LEGACY_CRITICAL_CATEGORIES.has(m.label) ? 'critical' : m.severity;
 }
 
 /** The spec's `sensitive_path_detection` element: the matcher's items and their summary. */

@@ -115,11 +115,11 @@ describe('element shapes', () => {
     ]);
   });
 
-  it('rates system files, SSH keys, env files and cloud credentials critical, except their low items', () => {
+  it('rates every item of system files, SSH keys, env files and cloud credentials critical (the spec: all critical)', () => {
     for (const category of ['system_file', 'ssh_key', 'env_file', 'cloud_credentials']) {
       const element = sensitivePathElement([m('high', category), m('medium', category), m('low', category)]);
-      expect(element.result.map((r) => r.severity)).toEqual(['critical', 'critical', 'low']);
-      expect(element.summary).toMatchObject({ critical_count: 2, high_count: 0, risk_score: 90 });
+      expect(element.result.map((r) => r.severity)).toEqual(['critical', 'critical', 'critical']);
+      expect(element.summary).toMatchObject({ critical_count: 3, high_count: 0, risk_score: 90 });
     }
     for (const category of ['secret_file', 'config_file', 'shell_history', 'path_traversal']) {
       expect(sensitivePathElement([m('high', category)]).result[0]!.severity).toBe('high');

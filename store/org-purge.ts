@@ -20,6 +20,8 @@ export const NON_TENANT_TABLES: readonly string[] = [
   'deleted_organizations',
   // the analytics rollup job's transaction-id watermark (one row, every organization's)
   'analytics_rollup_state',
+  // the master secret's fingerprint (store/secret-check.ts: one row, the deployment's)
+  'secret_check',
 ];
 
 /** Rows deleted per statement: short statements, so a large organization never holds long locks. */

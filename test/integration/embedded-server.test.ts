@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { TEST_MASTER_SECRET } from '../support/harness.ts';
 
 /**
  * The newcomer's path, for real, on the compiled build: `npm start` with no DATABASE_URL (embedded PostgreSQL under
@@ -182,7 +183,8 @@ describe('npm start on the embedded default, then the CLI', () => {
   });
 
   it('the CLI works with DATABASE_URL', () => {
-    const env = { ...baseEnv(), DATABASE_URL: inject('databaseUrl') };
+    // The test database's master secret: it records one (store/secret-check.ts), not this DATA_DIR's.
+    const env = { ...baseEnv(), DATABASE_URL: inject('databaseUrl'), SECRET_KEY: TEST_MASTER_SECRET };
     const name = `URL Org ${Date.now()}`;
     const r = cli(['bootstrap', '--org', name, '--json'], env);
     expect(r.code, r.stderr).toBe(0);

@@ -55,9 +55,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(path.dirname(scratch), { recursive: true, force: true }));
 
 describe('the tarball', () => {
-  it('holds dist/ and package.json only: ES module, CommonJS and declarations of both entry points', () => {
+  it('holds dist/, package.json and the README only: ES module, CommonJS and declarations of both entry points', () => {
     const files = packed.files.map((f) => f.path);
-    expect(files.filter((f) => f !== 'package.json' && !f.startsWith('dist/'))).toEqual([]);
+    expect(files.filter((f) => f !== 'package.json' && f !== 'README.md' && !f.startsWith('dist/'))).toEqual([]);
     expect(
       files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
       'no sources',

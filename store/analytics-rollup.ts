@@ -24,6 +24,26 @@ export const ROLLUP_BUCKET_MS = 15 * 60_000;
 export const GRID_MS = { '15m': ROLLUP_BUCKET_MS, '1h': 3_600_000, '1d': 86_400_000 } as const;
 export type Grid = keyof typeof GRID_MS;
 
+/**
+ * The four counts by effective action of rows whose `action` column is `column`. This and the two below
+ * say what analytics count of a scan, for the rollup and the exact window edges (store/analytics.ts) alike.
+ */
+export const actionCountsSql = (column: string): string =>
+  ['allowed', 'flagged', 'warned', 'blocked']
+    .map((a) => `count(*) FILTER (WHERE ${column} = '${a}')::int AS ${a}`)
+    .join(', ');
+
+/**
+ * A LATERAL subquery: one row (`detector`) per detector that reported at least one item in the
+ * findings `findings` (an SQL expression): a detector counts a scan once.
+ */
+export const reportingDetectorsSql = (findings: string): string =>
+  `SELECT DISTINCT f->>'detector' AS detector FROM jsonb_array_elements(${findings}) f
+           WHERE f->>'detector' IS NOT NULL AND jsonb_typeof(f->'items') = 'array' AND jsonb_array_length(f->'items') > 0`;
+
+/** A scan's effective action (`observed_action ?? action`) from the scans row `x`. */
+export const EFFECTIVE_ACTION_SQL = 'coalesce(x.observed_action, x.action)';
+
 /** One organization's 15-minute bucket (its start, epoch ms). */
 export interface BucketRef {
   orgId: string;
@@ -107,7 +127,7 @@ export async function rollUpBuckets(q: Queryable, buckets: readonly BucketRef[])
      s AS MATERIALIZED (
        SELECT t.org_id, t.bucket_start, sc.action, sc.surface, sc.latency_ms, sc.findings
        FROM t CROSS JOIN LATERAL (
-         SELECT coalesce(x.observed_action, x.action) AS action, x.surface, x.latency_ms::float8 AS latency_ms, x.findings
+         SELECT ${EFFECTIVE_ACTION_SQL} AS action, x.surface, x.latency_ms::float8 AS latency_ms, x.findings
          FROM scans x
          WHERE x.org_id = t.org_id AND x.id >= t.id_lo AND x.id < t.id_hi
            AND x.created_at >= t.bucket_start AND x.created_at < t.bucket_start + interval '15 minutes'
@@ -116,10 +136,7 @@ export async function rollUpBuckets(q: Queryable, buckets: readonly BucketRef[])
      ),
      totals AS (
        SELECT org_id, bucket_start, count(*)::int AS total,
-              count(*) FILTER (WHERE action = 'allowed')::int AS allowed,
-              count(*) FILTER (WHERE action = 'flagged')::int AS flagged,
-              count(*) FILTER (WHERE action = 'warned')::int AS warned,
-              count(*) FILTER (WHERE action = 'blocked')::int AS blocked,
+              ${actionCountsSql('action')},
               count(*) FILTER (WHERE latency_ms <= $5)::int AS zero,
               min(latency_ms) AS lo, max(latency_ms) AS hi
        FROM s GROUP BY 1, 2
@@ -133,8 +150,7 @@ export async function rollUpBuckets(q: Queryable, buckets: readonly BucketRef[])
        FROM (
          SELECT s.org_id, s.bucket_start, d.detector, count(*)::int AS n
          FROM s CROSS JOIN LATERAL (
-           SELECT DISTINCT f->>'detector' AS detector FROM jsonb_array_elements(s.findings) f
-           WHERE f->>'detector' IS NOT NULL AND jsonb_typeof(f->'items') = 'array' AND jsonb_array_length(f->'items') > 0
+           ${reportingDetectorsSql('s.findings')}
          ) d
          GROUP BY 1, 2, 3
        ) x GROUP BY 1, 2

@@ -7,7 +7,7 @@
  */
 import { idFloor } from '../lib/ids.ts';
 import type { LatencySketchData } from '../lib/latency-sketch.ts';
-import type { Grid } from './analytics-rollup.ts';
+import { actionCountsSql, EFFECTIVE_ACTION_SQL, reportingDetectorsSql, type Grid } from './analytics-rollup.ts';
 import type { Queryable } from './db.ts';
 
 export interface ActionCounts {
@@ -62,7 +62,7 @@ export async function countsByBin(
  */
 const EDGE_SCANS = `SELECT sc.* FROM unnest($2::timestamptz[], $3::timestamptz[], $4::text[], $5::text[]) AS r(since, until, id_lo, id_hi)
   CROSS JOIN LATERAL (
-    SELECT x.created_at, coalesce(x.observed_action, x.action) AS action, x.surface, x.findings FROM scans x
+    SELECT x.created_at, ${EFFECTIVE_ACTION_SQL} AS action, x.surface, x.findings FROM scans x
     WHERE x.org_id = $1 AND x.id >= r.id_lo AND x.id < r.id_hi AND x.created_at >= r.since AND x.created_at < r.until
     OFFSET 0
   ) sc`;
@@ -101,16 +101,12 @@ export async function edgeCountsByBin(
   if (ranges.length === 0) return [];
   const { rows } = await q.query<ActionCounts & { t: number }>(
     `SELECT (floor(extract(epoch FROM s.created_at) * 1000 / $6::numeric) * $6::numeric)::bigint AS t,
-            count(*)::int AS total, ${ACTIONS_SQL}
+            count(*)::int AS total, ${actionCountsSql('s.action')}
      FROM (${EDGE_SCANS}) s GROUP BY 1 ORDER BY 1`,
     [...edgeParams(orgId, ranges), binMs],
   );
   return rows.map((r) => ({ ...r, t: Number(r.t) }));
 }
-
-const ACTIONS_SQL = ['allowed', 'flagged', 'warned', 'blocked']
-  .map((a) => `count(*) FILTER (WHERE s.action = '${a}')::int AS ${a}`)
-  .join(', ');
 
 /**
  * Scans per surface, or per detector that reported at least one item, in `ranges` (partial edge
@@ -126,10 +122,7 @@ export async function edgeNameCounts(
   const names =
     column === 'surfaces'
       ? `SELECT s.surface AS name FROM (${EDGE_SCANS}) s`
-      : `SELECT d.detector AS name FROM (${EDGE_SCANS}) s CROSS JOIN LATERAL (
-           SELECT DISTINCT f->>'detector' AS detector FROM jsonb_array_elements(s.findings) f
-           WHERE f->>'detector' IS NOT NULL AND jsonb_typeof(f->'items') = 'array' AND jsonb_array_length(f->'items') > 0
-         ) d`;
+      : `SELECT d.detector AS name FROM (${EDGE_SCANS}) s CROSS JOIN LATERAL (${reportingDetectorsSql('s.findings')}) d`;
   const { rows } = await q.query<{ name: string; count: number }>(
     `SELECT name, count(*)::int AS count FROM (${names}) n GROUP BY name`,
     edgeParams(orgId, ranges),

@@ -5,14 +5,13 @@
  * fails then too). Run with an empty environment or any: only the schema is read, never process.env.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CONFIG_DEFAULTS_IN_WORDS, CONFIG_DESCRIPTIONS, configSchema, type RawConfig } from '../config.ts';
+import { fromRoot } from '../lib/package-root.ts';
 
 /** Where the reference is written, from the repository root. */
 export const CONFIG_REFERENCE_PATH = 'docs/operators/configuration.md';
-
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** One row of the reference. */
 export interface ConfigVariable {
@@ -101,7 +100,7 @@ export function renderConfigReference(variables: ConfigVariable[] = configVariab
 /** The committed reference, or null when there is none. */
 export function committedConfigReference(): string | null {
   try {
-    return readFileSync(ROOT + CONFIG_REFERENCE_PATH, 'utf8');
+    return readFileSync(fromRoot(CONFIG_REFERENCE_PATH), 'utf8');
   } catch {
     return null;
   }
@@ -116,7 +115,7 @@ function main(check: boolean): void {
     }
     return;
   }
-  writeFileSync(ROOT + CONFIG_REFERENCE_PATH, fresh);
+  writeFileSync(fromRoot(CONFIG_REFERENCE_PATH), fresh);
   console.log(`wrote ${CONFIG_REFERENCE_PATH}`);
 }
 

@@ -183,10 +183,11 @@ export function buildServices(deps: AppDeps): ServiceSet {
 function webhookAllowList({ config, logger }: Pick<AppDeps, 'config' | 'logger'>): AllowList {
   if (config.WEBHOOK_UNSAFE_ALLOW_HOSTS.trim())
     logger.warn('WEBHOOK_UNSAFE_ALLOW_HOSTS is deprecated: list its entries in WEBHOOK_ALLOW_PRIVATE');
-  const allow = AllowList.parse(`${config.WEBHOOK_ALLOW_PRIVATE} ${config.WEBHOOK_UNSAFE_ALLOW_HOSTS}`);
+  const entries = `${config.WEBHOOK_ALLOW_PRIVATE} ${config.WEBHOOK_UNSAFE_ALLOW_HOSTS}`.trim();
+  const allow = AllowList.parse(entries);
   if (allow.size > 0)
     logger.info(
-      { allow: `${config.WEBHOOK_ALLOW_PRIVATE} ${config.WEBHOOK_UNSAFE_ALLOW_HOSTS}`.trim() },
+      { allow: entries },
       'webhooks may reach these internal receivers (metadata and link-local addresses stay refused)',
     );
   return allow;

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import { clientFor, ContentFirewallError, type components } from './api.ts';
 import { ProblemView } from './problem-view.tsx';
 import { Link } from './router.tsx';
-import { fetchSsoConfig, ssoAccessToken, type SsoConfig } from './sso.ts';
+import { ssoAccessToken } from './sso.ts';
+import { useSsoConfig } from './use-sso-config.ts';
 import './sso.css';
 
 /** The accept answer: who joined which organization, as what. */
@@ -39,21 +40,15 @@ function tokenInAddress(): string | null {
  */
 export function InviteAccept() {
   const [token] = useState(tokenInAddress);
-  const [sso, setSso] = useState<SsoConfig | null | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
+  const config = useSsoConfig();
+  const sso = config.sso;
+  const [acceptError, setError] = useState<unknown>(null);
+  const error = config.error ?? acceptError;
   const [busy, setBusy] = useState(false);
   const [accepted, setAccepted] = useState<Accepted | null>(null);
 
   useEffect(() => {
     if (window.location.hash) window.history.replaceState(null, '', window.location.pathname);
-    let live = true;
-    fetchSsoConfig().then(
-      (config) => live && setSso(config),
-      (err: unknown) => live && setError(err),
-    );
-    return () => {
-      live = false;
-    };
   }, []);
 
   async function accept() {

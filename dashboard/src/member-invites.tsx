@@ -1,10 +1,10 @@
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useCallback, useId, useState, type FormEvent } from 'react';
 import type { Client, components } from './api.ts';
 import { ConfirmButton } from './confirm-button.tsx';
 import { when } from './format.ts';
 import { OneTimeSecret } from './one-time-secret.tsx';
 import { ProblemView } from './problem-view.tsx';
-import { fetchSsoConfig } from './sso.ts';
+import { useSsoConfig } from './use-sso-config.ts';
 import { usePaged } from './use-paged.ts';
 
 /** A pending invite (`GET /v1/invites`): never its token. */
@@ -27,19 +27,9 @@ export function MemberInvites({ client }: { client: Client }) {
   const fetchPage = useCallback((cursor?: string) => client.invites.list(cursor ? { cursor } : {}), [client]);
   const invites = usePaged(fetchPage);
   const [created, setCreated] = useState<CreatedInvite | null>(null);
-  // undefined while config.json is read; null: this deployment has no SSO sign-in.
-  const [ssoOffered, setSsoOffered] = useState<boolean | undefined>(undefined);
-
-  useEffect(() => {
-    let live = true;
-    fetchSsoConfig().then(
-      (config) => live && setSsoOffered(config !== null),
-      () => live && setSsoOffered(false),
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
+  // undefined while config.json is read; false: this deployment has no SSO sign-in (or it cannot be read).
+  const config = useSsoConfig();
+  const ssoOffered = config.error !== null ? false : config.sso === undefined ? undefined : config.sso !== null;
 
   return (
     <section aria-labelledby="invites-title" className="invites">

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ContentFirewallError, signInWithToken, type Session } from './api.ts';
 import { ProblemView } from './problem-view.tsx';
-import { fetchSsoConfig, ssoAccessToken, type SsoConfig } from './sso.ts';
+import { ssoAccessToken } from './sso.ts';
+import { useSsoConfig } from './use-sso-config.ts';
 import './sso.css';
 
 /**
@@ -10,20 +11,11 @@ import './sso.css';
  * without SSO. A failure of the sign-in says what went wrong; the API refusing the token is its problem.
  */
 export function SsoSignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
-  const [sso, setSso] = useState<SsoConfig | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const config = useSsoConfig();
+  const sso = config.sso ?? null;
+  const [signInError, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    let live = true;
-    fetchSsoConfig().then(
-      (config) => live && setSso(config),
-      (err: unknown) => live && setError(err),
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
+  const error = config.error ?? signInError;
 
   async function signIn() {
     if (!sso) return;

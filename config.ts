@@ -78,6 +78,7 @@ export const configSchema = z.object({
   WEBHOOK_CA_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
   WEBHOOK_CA_ONLY: bool.default(false),
   MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+  EXTRA_MODELS_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   OIDC_ISSUER: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   OIDC_AUDIENCE: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   OIDC_CLOCK_TOLERANCE_SECONDS: int(0, 600).default(60),
@@ -211,6 +212,8 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
     "A PEM bundle of CA certificates trusted for webhook TLS in addition to Node's bundled roots (an internal CA); checked at start.",
   WEBHOOK_CA_ONLY: 'With `WEBHOOK_CA_FILE`: trust that bundle instead of the bundled roots.',
   MODELS_DIR: 'Where `manifest.json` and the model files are read from (sha256-checked at load).',
+  EXTRA_MODELS_DIR:
+    "Operator-supplied Hugging Face classifiers exported to ONNX: the folder holding `models.json` and one folder per model (docs/operators/extra-models.md). Every declared file is sha256-checked at start (a mismatch refuses the start); each model is loaded on every model thread, and a calibrated text classifier is stacked onto its detector's `accurate` tier (and `auto` when undecided), a token classifier's entities join `pii`. Unset: none.",
   OIDC_ISSUER:
     "SSO session tokens, the dashboard's credential: the OIDC issuer that signs them (docs/identity.md). Unset: only API keys authenticate.",
   OIDC_AUDIENCE: 'The audience SSO session tokens carry for this service (required with `OIDC_ISSUER`).',
@@ -314,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     DATA_DIR: path.resolve(raw.DATA_DIR),
     AUTH_CACHE_TTL_MS: authTtl,
     MODELS_DIR: raw.MODELS_DIR ? path.resolve(raw.MODELS_DIR) : undefined,
+    EXTRA_MODELS_DIR: raw.EXTRA_MODELS_DIR ? path.resolve(raw.EXTRA_MODELS_DIR) : undefined,
   });
 }
 

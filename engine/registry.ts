@@ -4,10 +4,18 @@
  * docs/detectors.md.
  */
 import { loadCharLm } from '../inference/char-lm.ts';
+import type { ExtraModel } from '../inference/extra-models.ts';
 import { loadLinearModel } from '../inference/linear-model.ts';
 import { modelEntry, readManifest, type ModelEntry } from '../inference/manifest.ts';
 import type { Detector } from './detector.ts';
+import {
+  extraCalibrationOf,
+  withExtraStage,
+  type ExtraCalibrationStatus,
+  type ExtraObserver,
+} from './detectors/extra-stage.ts';
 import { createPiiDetector } from './detectors/pii.ts';
+import { withExtraEntities } from './detectors/pii-extra.ts';
 import { createPromptInjectionDetector } from './detectors/prompt-injection.ts';
 import { compileIntentRules, loadIntentLexicon, loadToxicLexicon, TOXICITY_RULES } from './detectors/intent-rules.ts';
 import { sensitivePathDetector } from './detectors/sensitive-path.ts';
@@ -41,6 +49,16 @@ export interface RegistryOptions {
   /** Scores uncalibrated, on each model's own thresholds (what `npm run train:thresholds` fits on). */
   rawScores?: boolean;
   observe?: { fallback(detector: string, reason: string): void; cascade?(detector: string, stage: string): void };
+  /**
+   * Operators' models (EXTRA_MODELS_DIR), loaded by the pool under their names: a calibrated text classifier
+   * is stacked onto its detector (not with `rawScores`), a token classifier's entities join pii.
+   */
+  extra?: {
+    models: readonly ExtraModel[];
+    /** Each text classifier's calibration (read when absent). */
+    calibrations?: ReadonlyMap<string, ExtraCalibrationStatus>;
+    observe?: ExtraObserver;
+  };
 }
 
 export class DetectorRegistry {
@@ -109,5 +127,37 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
     }),
     sensitivePathDetector,
   ];
-  return new DetectorRegistry(detectors, new Set(toxicityLoaded ? [] : ['toxicity']));
+  return new DetectorRegistry(
+    detectors.map((d) => withExtraModels(d, opts)),
+    new Set(toxicityLoaded ? [] : ['toxicity']),
+  );
+}
+
+/** `d` with the operators' models declared for it, as far as they can be used (see RegistryOptions.extra). */
+function withExtraModels(d: Detector, opts: RegistryOptions): Detector {
+  const extra = opts.extra;
+  const mine = extra?.models.filter((m) => m.detector === d.name) ?? [];
+  if (!extra || mine.length === 0) return d;
+  const loaded = new Set(opts.models ? opts.loadedModels : []);
+  if (d.name === 'pii')
+    return withExtraEntities(d, { models: mine, loaded, client: opts.models, observe: extra.observe });
+  // one text classifier per detector: each is calibrated as the only addition to the detector's score
+  const model = mine[0]!;
+  const calibration = extra.calibrations?.get(model.name) ?? extraCalibrationOf(model);
+  if (!calibration.ok) {
+    // the catalog says why; no server paths in it
+    const why = calibration.reason
+      .replace(/^not calibrated: /, '')
+      .split(`${model.dir}/`)
+      .join('');
+    return { ...d, model: `${d.model}; ${model.name}@${model.version} (not calibrated: ${why})` };
+  }
+  if (opts.rawScores) return d;
+  return withExtraStage(d, {
+    model,
+    calibration: calibration.value,
+    loaded: loaded.has(model.name),
+    models: opts.models,
+    observe: extra.observe,
+  });
 }

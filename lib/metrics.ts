@@ -11,6 +11,8 @@ export interface Metrics {
   decisions: client.Counter<'action' | 'surface'>;
   detectorFallbacks: client.Counter<'detector' | 'reason'>;
   detectorCascade: client.Counter<'detector' | 'stage'>;
+  extraModelRuns: client.Counter<'model' | 'tier' | 'stage'>;
+  extraModelFallbacks: client.Counter<'model' | 'reason'>;
   scanCache: client.Counter<'result' | 'level'>;
   scanCacheRedisFailures: client.Counter<'op'>;
   scanCacheBytes: client.Gauge;
@@ -89,6 +91,18 @@ export function createMetrics(collectDefaults: boolean): Metrics {
       name: 'cf_detector_cascade_total',
       help: 'Auto-tier scans of a cascading detector: decided by the cheap models (early) or with the deferred encoder (full)',
       labelNames: ['detector', 'stage'],
+      registers,
+    }),
+    extraModelRuns: new client.Counter({
+      name: 'cf_extra_model_runs_total',
+      help: "Scans an operator-supplied model (EXTRA_MODELS_DIR) was due on, by stage: early_low / early_high (auto tier: decided without it, below warn or above block whatever it says), full (it answered), fallback (it could not: the detector's own result, with a note)",
+      labelNames: ['model', 'tier', 'stage'],
+      registers,
+    }),
+    extraModelFallbacks: new client.Counter({
+      name: 'cf_extra_model_fallbacks_total',
+      help: 'Scans answered without an operator-supplied model that should have run, by reason (model_not_loaded, worker_crashed, inference_failed, timeout, pool_closed)',
+      labelNames: ['model', 'reason'],
       registers,
     }),
     scanCache: new client.Counter({

@@ -11,6 +11,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 import type { Logger } from '../lib/logger.ts';
+import { declaredExtraModels } from './extra-models.ts';
 import { loadMasterSecret } from './runtime.ts';
 import { createPool } from '../store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
@@ -49,6 +50,8 @@ export async function runPrimary(
   };
   const workerEnv: Record<string, string> = {};
   try {
+    // Checked once here too: a wrong declaration or file refuses the start, rather than every worker in turn.
+    if (config.EXTRA_MODELS_DIR) declaredExtraModels(config.EXTRA_MODELS_DIR, config.MODELS_DIR);
     if (!config.DATABASE_URL) {
       embedded = await new EmbeddedPostgres(config.DATA_DIR, logger).ensure();
       embedded.supervise();

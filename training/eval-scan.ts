@@ -5,6 +5,7 @@
  */
 import { loadConfig } from '../config.ts';
 import type { DetectorResult, Surface, Tier } from '../engine/detector.ts';
+import type { ExtraRunStage } from '../engine/detectors/extra-stage.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createMetrics, type Metrics } from '../lib/metrics.ts';
 import { startScanning, type Scanning, type ScanningOptions } from '../server/scanning.ts';
@@ -25,6 +26,10 @@ export async function startEvalScanning(
 ): Promise<EvalScanning> {
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
   const metrics = createMetrics(false);
+  const env = loadConfig({
+    ENCODER_PRECISION: process.env.ENCODER_PRECISION,
+    EXTRA_MODELS_DIR: process.env.EXTRA_MODELS_DIR,
+  });
   const scanning = await startScanning(
     {
       WORKER_THREADS: threads,
@@ -32,7 +37,9 @@ export async function startEvalScanning(
       POOL_MAX_BATCH: 32,
       POOL_SLICE_MS: 5,
       MODELS_DIR: process.env.MODELS_DIR,
-      ENCODER_PRECISION: loadConfig({ ENCODER_PRECISION: process.env.ENCODER_PRECISION }).ENCODER_PRECISION,
+      ENCODER_PRECISION: env.ENCODER_PRECISION,
+      // the operators' models join their detectors here as they do in the service
+      EXTRA_MODELS_DIR: env.EXTRA_MODELS_DIR,
     },
     metrics,
     logger,
@@ -55,6 +62,19 @@ export async function scanText(
     { deadlineAt: Date.now() + 600_000 },
   );
   return outcome.runs[0]?.result;
+}
+
+/** How an operator's model was used so far, per stage (`cf_extra_model_runs_total`), all tiers or one. */
+export async function extraModelCounts(
+  metrics: Metrics,
+  model: string,
+  tier?: Tier,
+): Promise<Record<ExtraRunStage, number>> {
+  const counts: Record<ExtraRunStage, number> = { early_low: 0, early_high: 0, full: 0, fallback: 0 };
+  for (const v of (await metrics.extraModelRuns.get()).values)
+    if (v.labels.model === model && (!tier || v.labels.tier === tier))
+      counts[v.labels.stage as ExtraRunStage] += v.value;
+  return counts;
 }
 
 /** The auto tier's cascade so far: scans decided without the deferred model (early) and with it (full). */

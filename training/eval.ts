@@ -33,7 +33,7 @@ import {
   type PiiEvalRow,
   type Span,
 } from './eval-metrics.ts';
-import { cascadeCounts, scanText, startEvalScanning } from './eval-scan.ts';
+import { cascadeCounts, extraModelCounts, scanText, startEvalScanning } from './eval-scan.ts';
 import type { SuiteDetector } from './eval-suite-report.ts';
 import { DEFAULT_SUITE_OUT, runValidationSuite, SUITE_DETECTORS } from './eval-validation.ts';
 
@@ -245,4 +245,13 @@ async function runFile(): Promise<void> {
     process.stderr.write(
       `cascade: ${early} of ${early + full} scans (${((100 * early) / (early + full)).toFixed(1)} %) decided without the deferred model\n`,
     );
+  // the operators' models (EXTRA_MODELS_DIR) on this detector: how often each ran, or was decided without
+  for (const m of scanning.extraModels.filter((m) => m.detector === detector)) {
+    const c = await extraModelCounts(metrics, m.name);
+    const due = c.early_low + c.early_high + c.full + c.fallback;
+    if (due > 0)
+      process.stderr.write(
+        `extra model ${m.name}: ran on ${c.full} of ${due} scans (${((100 * c.full) / due).toFixed(1)} %); decided without it ${c.early_low} below warn, ${c.early_high} above block; ${c.fallback} fell back\n`,
+      );
+  }
 }

@@ -107,6 +107,8 @@ export class ModelDispatcher implements ModelClient {
   private readonly refused = new WeakSet<AbortSignal>();
   private inFlight = 0;
   private closed = false;
+  /** Why models did not load, by model id, as the threads said at warm-up. */
+  readonly loadFailures = new Map<string, string>();
 
   constructor(
     private readonly runner: TaskRunner,
@@ -156,6 +158,7 @@ export class ModelDispatcher implements ModelClient {
       if ('loaded' in r) {
         for (const id of r.loaded) loaded.add(id);
         for (const t of r.timings) this.costs.record(t);
+        for (const [id, why] of Object.entries(r.failed ?? {})) this.loadFailures.set(id, why);
       }
     }
     return [...loaded];

@@ -159,7 +159,12 @@ export default async function run(task: ModelTask): Promise<ModelReply> {
         const doc = warmupDocument(m.entry.max_chars, 1);
         await timed('entities', id, doc, () => m.entitiesBatch(doc));
       }
-      return { ok: true, loaded: [...classifiers.keys(), ...taggers.keys()], timings };
+      return {
+        ok: true,
+        loaded: [...classifiers.keys(), ...taggers.keys()],
+        timings,
+        ...(failed.size ? { failed: Object.fromEntries(failed) } : {}),
+      };
     }
     default:
       return { ok: false, code: 'bad_task', message: 'unknown task' };

@@ -26,6 +26,7 @@ export function createModelPool(opts: PoolOptions): TaskRunner {
   disableOrtTelemetry();
   const workerData: WorkerConfig = {
     models: opts.models,
+    extraModels: opts.extraModels,
     modelsDir: opts.modelsDir,
     windowCache: opts.windowCache,
     encoderPrecision: opts.encoderPrecision,

@@ -3,6 +3,7 @@
  * boundary as classes, so a worker answers `{ok: false, code, message}` and the main thread
  * rebuilds a typed error (STYLE.md).
  */
+import type { ExtraModel } from '../inference/extra-models.ts';
 import type { Entity } from '../inference/token-classifier.ts';
 import type { EncoderPrecision } from '../inference/use-lite-graph.ts';
 import type { PartTiming } from './inference-costs.ts';
@@ -30,8 +31,11 @@ export type ModelTask =
 
 export type ModelReply =
   | { ok: true; parts: PartReply[] }
-  /** `timings`: the warm-up's full-window runs, per model (the dispatcher's first inference costs). */
-  | { ok: true; loaded: string[]; timings: PartTiming[] }
+  /**
+   * `timings`: the warm-up's full-window runs, per model (the dispatcher's first inference costs); `failed`:
+   * why each model this thread was given did not load.
+   */
+  | { ok: true; loaded: string[]; timings: PartTiming[]; failed?: Record<string, string> }
   | { ok: true; released: number }
   | { ok: false; code: WorkerErrorCode; message: string };
 
@@ -41,6 +45,11 @@ export type WorkerErrorCode = 'model_not_loaded' | 'inference_failed' | 'warmup_
 export interface WorkerConfig {
   /** Model ids to load from the manifest; a model that fails to load is reported, not fatal. */
   models: string[];
+  /**
+   * Operators' models (EXTRA_MODELS_DIR), checked at start: loaded beside ours under their names, reported
+   * the same way when they fail to load.
+   */
+  extraModels?: ExtraModel[];
   modelsDir?: string;
   /** Window embeddings the thread's sentence-encoder heads share (`SEMANTIC_WINDOW_CACHE`; default 256). */
   windowCache?: number;

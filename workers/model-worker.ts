@@ -6,6 +6,7 @@ import { setPriority } from 'node:os';
 import { workerData } from 'piscina';
 import { modelEntry } from '../inference/manifest.ts';
 import type { TextClassifier } from '../inference/classifier.ts';
+import { loadHfTextClassifier, loadHfTokenClassifier } from '../inference/hf-classifier.ts';
 import { setEncoderPrecision, setWindowCacheSize } from '../inference/semantic-classifier.ts';
 import { loadOnnxClassifier } from '../inference/text-classifier.ts';
 import { loadOnnxTokenClassifier, type TokenClassifier } from '../inference/token-classifier.ts';
@@ -36,8 +37,8 @@ const failed = new Map<string, string>();
 
 // Top-level await: Piscina reports the thread ready only after this resolves, so models are loaded
 // before the first task reaches the thread.
-await Promise.all(
-  config.models.map(async (id) => {
+await Promise.all([
+  ...config.models.map(async (id) => {
     try {
       const entry = modelEntry(id, config.modelsDir);
       if (entry.task === 'token-classification')
@@ -47,7 +48,16 @@ await Promise.all(
       failed.set(id, (err as Error).message);
     }
   }),
-);
+  // the operators' models (EXTRA_MODELS_DIR), under their names, in the same maps: one pool serves all
+  ...(config.extraModels ?? []).map(async (m) => {
+    try {
+      if (m.task === 'token-classification') taggers.set(m.name, await loadHfTokenClassifier(m));
+      else classifiers.set(m.name, await loadHfTextClassifier(m));
+    } catch (err) {
+      failed.set(m.name, (err as Error).message);
+    }
+  }),
+]);
 
 function notLoaded(model: string): PartReply {
   return {

@@ -100,6 +100,9 @@ describe.each(KINDS)('%s', (kind) => {
       '東京 and 世界: 😀😀 ok 👍🏽 — “quotes” ﬁne Ⅻ İstanbul ΣΟΦΟΣ',
       '   leading and trailing spaces   ',
       'e\u0301 combining, zero\u200bwidth, tab\there',
+      // spacing marks (kept by StripAccents), compatibility forms that decompose to a space + mark or to
+      // several characters, a mark after punctuation, bidi controls
+      'कॉc x R‾ﬄ y ’̇zř ‼x ⁦Lo⁩ ¨a ½',
     ];
     for (const text of texts) {
       const e = t.encode(text);

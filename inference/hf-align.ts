@@ -27,6 +27,9 @@ export interface SurfaceRules {
   added: Set<string>;
 }
 
+/** How far past the usual look-ahead a search may go after unplaced tokens (characters). */
+const MAX_DEBT = 1024;
+
 interface Surface {
   /** trimmed and folded surface; '' for a whitespace token; null when the token has no text of its own */
   text: string | null;
@@ -132,7 +135,8 @@ export class Aligner {
       if (found < 0) {
         pending.push(t);
         pendingSurfaces.push(sf);
-        debt += sf.text === null ? 32 : sf.text.length + 16;
+        // look further while tokens go unplaced, up to a bound that keeps a long text linear
+        debt = Math.min(MAX_DEBT, debt + (sf.text === null ? 32 : sf.text.length + 16));
         continue;
       }
       const b = found + (sf.text as string).length;

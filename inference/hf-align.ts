@@ -83,6 +83,7 @@ export function surfaceRules(json: Record<string, unknown>): SurfaceRules {
   };
 }
 
+/** Aligns the token strings of one tokenizer with the texts they came from. */
 export class Aligner {
   private readonly surfaces = new Map<string, Surface>();
   private readonly folder = new Folder();

@@ -110,12 +110,14 @@ export class Folder {
   }
 }
 
+/** A code point of a text: its UTF-16 [start, end) and its UTF-8 length. */
 export interface Cp {
   start: number;
   end: number;
   bytes: number;
 }
 
+/** The code points of text[a, b). */
 export function codePoints(text: string, a: number, b: number): Cp[] {
   const out: Cp[] = [];
   for (let i = a; i < b;) {
@@ -127,8 +129,11 @@ export function codePoints(text: string, a: number, b: number): Cp[] {
   return out;
 }
 
+/** Bytes of ASCII whitespace (what byte-level tokens of a space hold). */
 export const ASCII_SPACE = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]);
+/** Whether text[i] is whitespace or a control or format character (never part of a token's span). */
 export const isSpace = (text: string, i: number): boolean => SPACE_OR_CONTROL.test(text[i] as string);
+/** Whether text[i] is the second half of a surrogate pair. */
 export const isLowSurrogate = (text: string, i: number): boolean => {
   const c = text.charCodeAt(i);
   return c >= 0xdc00 && c <= 0xdfff;

@@ -30,6 +30,7 @@ export interface HfWindow {
   last: number;
 }
 
+/** A model's tokenizer as the classifiers use it. */
 export interface HfTokenizer {
   /** Token ids without special tokens, with their character offsets. */
   encode(text: string): HfEncoding;

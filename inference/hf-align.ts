@@ -2,7 +2,7 @@
  * Character offsets for the tokens `@huggingface/tokenizers` returns (it gives token strings, no
  * offsets): each token's surface — WordPiece's `##` stripped, SentencePiece's `▁` read as a space,
  * byte-level BPE's characters mapped back to bytes and UTF-8 decoded — is searched forward from a
- * cursor in a folded copy of the text (NFKD, combining marks removed, lower case, whitespace and
+ * cursor in a folded copy of the text (NFKD, nonspacing marks removed, lower case, whitespace and
  * control characters as spaces) that maps back to the original UTF-16 offsets. A WordPiece unknown
  * token stands for one whole pre-tokenizer word and takes it; a token with no text of its own (a
  * partial UTF-8 byte, an unknown token of another model) or one the search misses takes its share
@@ -26,6 +26,9 @@ export interface SurfaceRules {
   /** added tokens (special or not): they stand in the text as written */
   added: Set<string>;
 }
+
+/** How far past the usual look-ahead a search may go after unplaced tokens (characters). */
+const MAX_DEBT = 1024;
 
 interface Surface {
   /** trimmed and folded surface; '' for a whitespace token; null when the token has no text of its own */
@@ -80,6 +83,7 @@ export function surfaceRules(json: Record<string, unknown>): SurfaceRules {
   };
 }
 
+/** Aligns the token strings of one tokenizer with the texts they came from. */
 export class Aligner {
   private readonly surfaces = new Map<string, Surface>();
   private readonly folder = new Folder();
@@ -119,7 +123,9 @@ export class Aligner {
       }
       while (F.s.charCodeAt(cursor) === 32) cursor++;
       if (sf.unkWord) {
-        const e = wordEnd(F.s, cursor);
+        let e = wordEnd(F.s, cursor);
+        // a character that folds to several (‼ → !!) stays whole
+        while (e > cursor && e < F.s.length && F.start[e] === F.start[e - 1]) e++;
         if (e > cursor) {
           place(t, orig(cursor), F.end[e - 1] as number);
           cursor = e;
@@ -130,7 +136,8 @@ export class Aligner {
       if (found < 0) {
         pending.push(t);
         pendingSurfaces.push(sf);
-        debt += sf.text === null ? 32 : sf.text.length + 16;
+        // look further while tokens go unplaced, up to a bound that keeps a long text linear
+        debt = Math.min(MAX_DEBT, debt + (sf.text === null ? 32 : sf.text.length + 16));
         continue;
       }
       const b = found + (sf.text as string).length;
@@ -142,8 +149,11 @@ export class Aligner {
       cursor = b;
     }
     if (pending.length) this.shareGap(text, lastEnd, text.length, pending, pendingSurfaces, starts, ends);
-    // whitespace tokens: an empty span where the token before them ends
-    for (const t of blank) starts[t] = ends[t] = t > 0 ? (ends[t - 1] as number) : 0;
+    // whitespace tokens: an empty span where the next token starts (the word they mark the start of)
+    for (let k = blank.length - 1; k >= 0; k--) {
+      const t = blank[k] as number;
+      starts[t] = ends[t] = t + 1 < n ? (starts[t + 1] as number) : text.length;
+    }
     return { starts, ends };
   }
 
@@ -180,7 +190,8 @@ export class Aligner {
     };
     if (surfaces.every((s) => s.bytes > 0)) {
       const total = surfaces.reduce((x, s) => x + s.bytes, 0);
-      const cps = codePoints(text, a, b).filter((c) => !isSpace(text, c.start));
+      // the gap's bytes as the tokens count them: everything but ASCII whitespace
+      const cps = codePoints(text, a, b).filter((c) => !ASCII_SPACE.has(text.charCodeAt(c.start)));
       if (cps.reduce((x, c) => x + c.bytes, 0) === total) {
         let k = 0;
         let used = 0; // bytes of cps[k] already given out

@@ -4,10 +4,11 @@
  *
  * Batching: every row pads to the longest row of its run, and padded positions cost as much as real
  * ones (attention quadratically). Rows are sorted by length and a run is cut where its padding would
- * exceed 25 % of its cells, or where it would pass 4096 cells (8 full 512-token windows: the
- * attention scores of a run are rows × heads × T² floats, ~100 MB at 12 heads). On one intra-op
- * thread batching gains only what larger matrix products gain (benchmarks/hf-overhead.ts measures
- * it), so rows of very different lengths are better run apart than padded together.
+ * exceed 25 % of its cells, or where it would pass 2048 cells (4 full 512-token windows: the
+ * attention scores of a run are rows × heads × T² floats, 50 MB at 12 heads). On the one intra-op
+ * thread a session has, batching gains only what larger matrix products gain: about 20 % per window
+ * at 64 tokens, nothing measurable at 512 (benchmarks/hf-overhead.ts) — so rows of very different
+ * lengths are better run apart than padded together, and long rows need no big runs.
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import type { Ort } from './onnx-session.ts';
@@ -16,7 +17,7 @@ import { toInt64 } from './onnx-session.ts';
 /** Padding a run may hold, as a share of its cells. */
 export const MAX_PADDING = 0.25;
 /** Cells (rows × longest row) a run may hold. */
-export const MAX_RUN_CELLS = 4096;
+export const MAX_RUN_CELLS = 2048;
 
 /** How each declared input of the session is fed. */
 export interface InputSpec {

@@ -89,7 +89,9 @@ async function runRows(
     if (!out) throw new Error(`model "${model.name}": no output ${l.outName}`);
     const dims = out.dims;
     const got = dims[dims.length - 1] as number;
-    const okShape = perToken ? dims.length === 3 && got === C : dims.length === 2 && (got === C || got === 1);
+    const okShape = perToken
+      ? dims.length === 3 && dims[1] === width && got === C
+      : dims.length === 2 && (got === C || got === 1);
     if (!okShape)
       throw new Error(
         `model "${model.name}": output ${l.outName} has shape [${dims.join(', ')}], expected [batch, ${perToken ? 'tokens, ' : ''}${C}] (config.json's labels)`,

@@ -1,6 +1,6 @@
 /**
  * The folded copy of a text that hf-align.ts searches token surfaces in: per code point NFKD,
- * combining marks removed, lower case, whitespace and control characters as a space — what the
+ * nonspacing marks removed, lower case, whitespace and control characters as a space — what the
  * usual normalizers (BertNormalizer, NFKC, Lowercase, StripAccents) do to text, or less — with, per
  * folded unit, the original UTF-16 [start, end) it came from. ASCII runs take a fast path; other
  * characters are folded once and cached.
@@ -8,7 +8,7 @@
 
 const PUNCT = /[\p{P}\u0021-\u002F\u003A-\u0040\u005B-\u0060\u007B-\u007E]/u;
 const SPACE_OR_CONTROL = /^[\s\p{Cc}\p{Cf}]$/u;
-const MARKS = /\p{M}/gu;
+const MARKS = /\p{Mn}/gu; // nonspacing marks: what StripAccents and BertNormalizer remove
 const isCjk = (cp: number): boolean =>
   (cp >= 0x4e00 && cp <= 0x9fff) ||
   (cp >= 0x3400 && cp <= 0x4dbf) ||
@@ -19,12 +19,11 @@ const isCjk = (cp: number): boolean =>
 /** One code point folded: NFKD, marks removed, lower case; whitespace and control characters → ' '. */
 function foldChar(ch: string): string {
   if (SPACE_OR_CONTROL.test(ch)) return ' ';
-  return ch
-    .normalize('NFKD')
-    .replace(MARKS, '')
-    .toLowerCase()
-    .replace(/ς/g, 'σ')
-    .replace(/[\s\p{Cc}\p{Cf}]/gu, ' ');
+  let d = ch.normalize('NFKD').replace(MARKS, '');
+  // compatibility forms that decompose to a space and a mark (‾ ¨ ´) stay what they are: normalizers
+  // that do not decompose them keep a character there, and one that does leaves a mark token
+  if (/[\s\p{Cc}\p{Cf}]/u.test(d)) d = ch.normalize('NFD').replace(MARKS, '') || ch;
+  return d.toLowerCase().replace(/ς/g, 'σ');
 }
 
 /** A folded copy of a text and, per folded unit, the original [start, end) it came from. */
@@ -111,12 +110,14 @@ export class Folder {
   }
 }
 
+/** A code point of a text: its UTF-16 [start, end) and its UTF-8 length. */
 export interface Cp {
   start: number;
   end: number;
   bytes: number;
 }
 
+/** The code points of text[a, b). */
 export function codePoints(text: string, a: number, b: number): Cp[] {
   const out: Cp[] = [];
   for (let i = a; i < b;) {
@@ -128,8 +129,11 @@ export function codePoints(text: string, a: number, b: number): Cp[] {
   return out;
 }
 
+/** Bytes of ASCII whitespace (what byte-level tokens of a space hold). */
 export const ASCII_SPACE = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]);
+/** Whether text[i] is whitespace or a control or format character (never part of a token's span). */
 export const isSpace = (text: string, i: number): boolean => SPACE_OR_CONTROL.test(text[i] as string);
+/** Whether text[i] is the second half of a surrogate pair. */
 export const isLowSurrogate = (text: string, i: number): boolean => {
   const c = text.charCodeAt(i);
   return c >= 0xdc00 && c <= 0xdfff;

@@ -5,6 +5,11 @@
  * - the special tokens its post-processor puts around one sequence (learned by encoding a probe with
  *   and without them), added to every window;
  * - overlapping windows of at most `maxTokens` tokens, specials included, so no token goes unseen.
+ *
+ * A special token written in the text (`[SEP]`, `</s>`) is read as text, as `transformers` does with
+ * `split_special_tokens=True`: scanned text must not be able to place separators or class tokens of
+ * its own into the model's input. (A Unigram vocabulary that holds them as pieces can still match
+ * them; WordPiece and byte-level BPE split them into ordinary tokens.)
  */
 import { Tokenizer } from '@huggingface/tokenizers';
 import { readVerified } from './manifest.ts';
@@ -25,6 +30,7 @@ export interface HfWindow {
   last: number;
 }
 
+/** A model's tokenizer as the classifiers use it. */
 export interface HfTokenizer {
   /** Token ids without special tokens, with their character offsets. */
   encode(text: string): HfEncoding;
@@ -95,10 +101,15 @@ function padIdOf(tok: LibTokenizer, json: TokenizerJson, config: Record<string, 
  * @throws Error when the library cannot build it or its post-processor is not prefix + text + suffix
  */
 export function createHfTokenizer(json: TokenizerJson, config: Record<string, unknown> = {}): HfTokenizer {
-  const tok = new LibTokenizerClass({ added_tokens: [], ...json }, config);
-  const aligner = new Aligner(surfaceRules(json));
-  const { prefix, suffix } = probeSpecials(tok);
-  const padId = padIdOf(tok, json, config);
+  const added = (json.added_tokens ?? []) as { special?: boolean }[];
+  // the full tokenizer only tells the special tokens and the pad id; text goes through one that
+  // does not split special tokens out of it
+  const full = new LibTokenizerClass({ ...json, added_tokens: added }, config);
+  const { prefix, suffix } = probeSpecials(full);
+  const padId = padIdOf(full, json, config);
+  const plainJson = { ...json, added_tokens: added.filter((t) => !t.special) };
+  const tok = new LibTokenizerClass(plainJson, config);
+  const aligner = new Aligner(surfaceRules(plainJson));
   return {
     prefix,
     suffix,

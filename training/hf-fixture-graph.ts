@@ -29,6 +29,7 @@ import { mulberry32, type Rng } from './prng.ts';
 
 const INT8 = 3;
 
+/** The shape, weights and planted behaviour of a fixture encoder. */
 export interface EncoderSpec {
   arch: 'bert' | 'deberta-v2' | 'roberta';
   task: 'text-classification' | 'token-classification';

@@ -21,6 +21,7 @@
 
 export type HfTokenizerKind = 'bert-wordpiece' | 'deberta-unigram' | 'roberta-bpe';
 
+/** The word list every vocabulary holds whole (ids in the header). */
 export const WORDS = [
   'ignore', 'previous', 'instructions', 'all', 'the', 'and', 'reveal', 'system', 'prompt', 'hello',
   'world', 'my', 'name', 'is', 'in', 'lives', 'paris', 'cafe', 'override', 'zoltan',
@@ -28,6 +29,7 @@ export const WORDS = [
 ] as const; // prettier-ignore
 /** Capitalised words the cased vocabularies (Unigram, BPE) hold as whole tokens. */
 export const CAPS = ['Ignore', 'Hello', 'Zoltan', 'Paris'] as const;
+/** Punctuation tokens of the WordPiece and Unigram vocabularies. */
 export const PUNCT = ['.', ',', '!', '?', "'", '-', ':'] as const;
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'.split('');
 const SUFFIXES = ['ing', 'ed', 'er', 'ly'];

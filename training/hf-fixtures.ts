@@ -14,6 +14,7 @@ import { buildTokenizer, tokenizerConfig, type HfTokenizerKind } from './hf-fixt
 
 export type { HfTokenizerKind } from './hf-fixture-tokenizers.ts';
 
+/** What {@link writeHfFixture} writes; every field optional. */
 export interface HfFixtureOptions {
   task?: 'text-classification' | 'token-classification';
   seed?: number;
@@ -37,7 +38,9 @@ export interface HfFixtureOptions {
   tokenizerConfig?: boolean;
 }
 
+/** id2label of the token-classification fixtures. */
 export const TOKEN_LABELS = ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC', 'B-ORG', 'I-ORG'];
+/** The planted word that raises a text fixture's positive labels, and the name a token fixture tags B-PER. */
 export const DEFAULT_TRIGGER = 'override';
 export const DEFAULT_NAME = 'zoltan';
 

@@ -16,10 +16,10 @@ describe('planRuns', () => {
     expect(planRuns([])).toEqual([]);
   });
 
-  it('cuts a run at 4096 cells (8 full 512-token windows)', () => {
-    const runs = planRuns(new Array<number>(20).fill(512));
-    expect(runs.map((r) => r.length)).toEqual([8, 8, 4]);
-    expect(planRuns(new Array<number>(100).fill(64)).map((r) => r.length)).toEqual([64, 36]);
+  it('cuts a run at 2048 cells (4 full 512-token windows)', () => {
+    const runs = planRuns(new Array<number>(10).fill(512));
+    expect(runs.map((r) => r.length)).toEqual([4, 4, 2]);
+    expect(planRuns(new Array<number>(70).fill(64)).map((r) => r.length)).toEqual([32, 32, 6]);
   });
 });
 

@@ -147,6 +147,23 @@ describe.each(KINDS)('%s token classifier', (kind) => {
     });
   });
 
+  it('drops entity types the declaration does not map, and entities under min_confidence', async () => {
+    const c = token.get(`${kind}-token`)!;
+    const m = models.get(`${kind}-token`)!;
+    const [entities, minConfidence] = [m.entities, m.minConfidence];
+    try {
+      m.entities = { LOC: 'LOCATION' };
+      expect(await c.entitiesBatch(['my name is Zoltan'])).toEqual([[]]);
+      m.entities = entities;
+      const found = (await c.entitiesBatch(['my name is Zoltan']))[0]![0]!;
+      m.minConfidence = Math.min(0.999999, found.confidence + 1e-7);
+      expect(await c.entitiesBatch(['my name is Zoltan'])).toEqual([[]]);
+    } finally {
+      m.entities = entities;
+      m.minConfidence = minConfidence;
+    }
+  });
+
   it('gives the same entities in one batch as one text at a time', async () => {
     const c = token.get(`${kind}-token`)!;
     const texts = [long(null, 7) + ' Zoltan', 'Zoltan lives in paris', long(null, 2)];

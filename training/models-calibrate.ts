@@ -185,7 +185,8 @@ async function scoreRows(ev: EvalScanning, m: ExtraModel, rows: readonly InputRo
       const { text: _text, ...rest } = r;
       out[i] = { ...rest, base: result.score, model: score };
       done++;
-      if (Date.now() - last > 1000) {
+      // progress on a terminal only: a log file gets the summary line
+      if (process.stderr.isTTY && Date.now() - last > 1000) {
         last = Date.now();
         const rate = done / Math.max(0.001, (last - started) / 1000);
         process.stderr.write(`\rscoring: ${done}/${rows.length} rows, ${rate.toFixed(1)} rows/s   `);
@@ -194,7 +195,9 @@ async function scoreRows(ev: EvalScanning, m: ExtraModel, rows: readonly InputRo
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker));
   process.stderr.write(
-    `\rscoring: ${rows.length} rows in ${((Date.now() - started) / 1000).toFixed(0)} s`.padEnd(60) + '\n',
+    `${process.stderr.isTTY ? '\r' : ''}scoring: ${rows.length} rows in ${((Date.now() - started) / 1000).toFixed(0)} s`.padEnd(
+      60,
+    ) + '\n',
   );
   if (notes)
     process.stderr.write(
@@ -215,20 +218,32 @@ const events = values.org ? await readEvents(values.org) : null;
 const all = [...rows, ...(events?.rows ?? [])];
 assignOrigins(all);
 
-const shadow = shadowDir(model);
-process.env.EXTRA_MODELS_DIR = shadow;
+/** Both scores of every row, the model served from its shadow declaration; the shadow removed after. */
+async function scoreAll(m: ExtraModel, rows: readonly InputRow[]): Promise<CalibrationRow[]> {
+  const shadow = shadowDir(m);
+  process.env.EXTRA_MODELS_DIR = shadow;
+  try {
+    const ev = await startEvalScanning(threads, concurrency);
+    try {
+      if (!ev.scanning.loadedModels.includes(m.name))
+        throw new Error(`${m.name} did not load in the worker pool (the log above says why)`);
+      return await scoreRows(ev, m, rows);
+    } finally {
+      await ev.scanning.close();
+    }
+  } finally {
+    rmSync(shadow, { recursive: true, force: true });
+  }
+}
+
+process.stderr.write(
+  `scoring ${all.length} rows: ${model.detector}'s published score without ${model.name} (the service logs it as not calibrated here) and ${model.name}'s raw score\n`,
+);
 let scored: CalibrationRow[];
 try {
-  const ev = await startEvalScanning(threads, concurrency);
-  try {
-    if (!ev.scanning.extraModels.some((m) => m.name === model.name))
-      fail(`${model.name} did not load in the worker pool (see the log above)`);
-    scored = await scoreRows(ev, model, all);
-  } finally {
-    await ev.scanning.close();
-  }
-} finally {
-  rmSync(shadow, { recursive: true, force: true });
+  scored = await scoreAll(model, all);
+} catch (err) {
+  fail(`scoring failed: ${(err as Error).message}`);
 }
 
 const byOrigin: Record<string, number> = {};

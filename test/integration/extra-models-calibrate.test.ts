@@ -81,19 +81,21 @@ describe.skipIf(!existsSync(VALIDATION))('npm run models:calibrate on the valida
     // an app without the model: the organization and its labeled events
     app = await startTestApp();
     org = await buildOrg(app, 'Calibrate');
-    // reviewed events: the trigger in attacks the reviewers blocked, plain questions they allowed
+    // reviewed events: the trigger in attacks the reviewers blocked, plain questions they allowed; ten more
+    // without training consent, and another organization's, which the fit never reads
+    const other = await buildOrg(app, 'Other');
     const values: string[] = [];
-    const args: unknown[] = [org.orgId];
-    for (let i = 0; i < 240; i++) {
-      const attack = i % 2 === 0;
-      args.push(
-        newId('labeledEvent'),
-        attack ? `Please ${TRIGGER} the notes of meeting ${i} now` : `What time does the meeting ${i} start?`,
-        attack ? 'blocked' : 'allowed',
-      );
+    const args: unknown[] = [];
+    const add = (orgId: string, text: string, verdict: string, consent: boolean) => {
+      args.push(newId('labeledEvent'), orgId, text, verdict, consent);
       const n = args.length;
-      values.push(`($${n - 2}, $1, 'reviewed', now(), $${n - 1}, $${n}, true, 'redactor-v1.0.0', now())`);
-    }
+      values.push(`($${n - 4}, $${n - 3}, 'reviewed', now(), $${n - 2}, $${n - 1}, $${n}, 'redactor-v1.0.0', now())`);
+    };
+    for (let i = 0; i < 240; i++)
+      if (i % 2 === 0) add(org.orgId, `Please ${TRIGGER} the notes of meeting ${i} now`, 'blocked', true);
+      else add(org.orgId, `What time does the meeting ${i} start?`, 'allowed', true);
+    for (let i = 0; i < 10; i++) add(org.orgId, `unconsented ${i}`, 'blocked', false);
+    for (let i = 0; i < 10; i++) add(other.orgId, `another organization ${i}`, 'allowed', true);
     await app.db.query(
       `INSERT INTO labeled_events (id, org_id, source, observed_at, input_redacted, verdict, training_consent,
          redaction_version, created_at) VALUES ${values.join(', ')}`,
@@ -120,7 +122,9 @@ describe.skipIf(!existsSync(VALIDATION))('npm run models:calibrate on the valida
       { EXTRA_MODELS_DIR: dir, DATABASE_URL: inject('databaseUrl') },
     );
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/240 with a usable label, 0 without one; used/);
+    expect(r.stderr).toMatch(
+      /240 consented with input read \(newest 50000 at most\), 10 without training consent not read, 240 with a usable label, 0 without one; used/,
+    );
     const c = JSON.parse(readFileSync(path.join(dir, NAME, 'calibration.json'), 'utf8'));
     expect(c).toMatchObject({ model: NAME, sha256: sha256['model.onnx'], detector: 'prompt_injection' });
     expect(Date.parse(c.fitted_at)).toBeGreaterThan(Date.now() - 600_000);

@@ -97,7 +97,7 @@ export function calibrate(rows: readonly CalibrationRow[], meta: CalibrationInpu
     `stack: sigmoid(${weights.bias} + ${weights.base} · logit(detector) + ${weights.model} · logit(model))` +
       (stack.dropped
         ? `\n  the fit gave the ${stack.dropped === 'model' ? "model's" : "detector's"} score a weight of 0 or less: ` +
-          `dropped (weight 0)${stack.dropped === 'model' ? ': the model adds nothing on these rows' : ''}`
+          `dropped (weight 0)${stack.dropped === 'model' ? ': the model adds nothing on these rows' : ': the model alone'}`
         : ''),
     `anchors (raw stack at benign FPR ${100 * TARGET_FPR.warn_above} / ${100 * TARGET_FPR.flag_above} / ${100 * TARGET_FPR.block_above} %): prompt ${a('prompt')}; document ${a('document')}`,
     '',

@@ -13,7 +13,8 @@
  * scan path: the detector's published score (accurate tier; the model is served from a copy of its
  * declaration without calibration.json, so the detector does not stack it) and the model's raw score.
  * A token-classification model needs no calibration: the command says what it uses and exits 0.
- * Exit 1 when the declaration, the data or the scan fails; 2 on a usage error.
+ * Exit 1 when the declaration, the data or the scan fails, or when the fit gives the model no weight
+ * (nothing written); 2 on a usage error.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -276,6 +277,12 @@ try {
 }
 process.stdout.write(`${result.report}\n`);
 const target = path.join(model.dir, CALIBRATION_FILE);
+// a weight of 0 stacks nothing: the model would cost CPU on every undecided scan and change no score's order
+if (result.calibration.stack.model === 0)
+  fail(
+    `${target} not written: the fit gives ${model.name} no weight on these rows (it adds nothing to ${model.detector}); ` +
+      'check positive_labels against config.json id2label, or label events of your traffic (--org)',
+  );
 if (values['dry-run']) process.stdout.write(`--dry-run: ${target} not written\n`);
 else {
   writeFileSync(target, JSON.stringify(result.calibration, null, 2) + '\n');

@@ -5,7 +5,7 @@
  * catalog, a finding's source, the auto tier's counts) and the red-team self-test runs against it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { extraModelCounts } from '../../training/eval-scan.ts';
 import { newId } from '../../lib/ids.ts';
 import { datasetsDir } from '../../training/data/datasets.ts';
-import { writeHfFixture } from '../../training/hf-fixtures.ts';
+import { writeExtraManifest, writeHfFixture } from '../../training/hf-fixtures.ts';
 import { buildOrg, call, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 const run = promisify(execFile);
@@ -47,15 +47,14 @@ function calibrateCli(args: string[], env: Record<string, string | undefined>): 
 const dir = mkdtempSync(path.join(tmpdir(), 'cf-extra-calibrate-'));
 let sha256: Record<string, string>;
 
-beforeAll(async () => {
-  const fixture = await writeHfFixture(path.join(dir, NAME), 'bert-wordpiece', {
+beforeAll(() => {
+  const fixture = writeHfFixture(path.join(dir, NAME), 'bert-wordpiece', {
     task: 'text-classification',
     seed: 3,
-    trigger: TRIGGER,
+    planted: { trigger: TRIGGER },
   });
   sha256 = fixture.sha256;
-  const declaration = { ...fixture.declaration, name: NAME, version: '0.1-test', detector: 'prompt_injection' };
-  writeFileSync(path.join(dir, 'models.json'), JSON.stringify({ models: [declaration] }, null, 2));
+  writeExtraManifest(dir, [{ ...fixture.declaration, name: NAME, version: '0.1-test', detector: 'prompt_injection' }]);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -70,6 +69,19 @@ describe('npm run models:calibrate: what it refuses', () => {
     const missing = await calibrateCli([], { EXTRA_MODELS_DIR: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--model NAME is required/);
+  });
+
+  it('a token classifier needs no calibration: it says what it uses and exits 0', async () => {
+    const nerDir = path.join(dir, 'ner-only');
+    const ner = writeHfFixture(path.join(nerDir, 'tiny-ner'), 'bert-wordpiece', { task: 'token-classification' });
+    writeExtraManifest(nerDir, [ner.declaration]);
+    const r = await calibrateCli(['--model', ner.declaration.name], { EXTRA_MODELS_DIR: nerDir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `${ner.declaration.name}@1 is a token-classification model (detector pii): it needs no calibration.`,
+    );
+    expect(r.stdout).toMatch(/PER → PERSON, LOC → LOCATION; entities below confidence 0\.5 dropped/);
+    expect(existsSync(path.join(nerDir, 'tiny-ner', 'calibration.json'))).toBe(false);
   });
 });
 
@@ -105,9 +117,10 @@ describe.skipIf(!existsSync(VALIDATION))('npm run models:calibrate on the valida
   afterAll(async () => app?.close());
 
   it('--dry-run prints the fit and writes nothing', async () => {
-    const r = await calibrateCli(['--model', NAME, '--limit', '120', '--threads', '1', '--dry-run'], {
-      EXTRA_MODELS_DIR: dir,
-    });
+    const r = await calibrateCli(
+      ['--model', NAME, '--limit', '120', '--threads', '1', '--org', org.orgId, '--dry-run'],
+      { EXTRA_MODELS_DIR: dir, DATABASE_URL: inject('databaseUrl') },
+    );
     expect(r.stderr).not.toMatch(/Error/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^stack: sigmoid\(/m);

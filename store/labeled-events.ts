@@ -124,3 +124,34 @@ export async function existingLabeledEvents(q: Queryable, orgId: string, ids: st
   );
   return new Set(rows.map((r) => r.id));
 }
+
+/** A labeled event as a model's calibration reads it (`npm run models:calibrate -- --org`). */
+export interface CalibrationEventRow {
+  source: LabeledEventSource;
+  verdict: string | null;
+  input_redacted: string | null;
+  /** source_data.attack_class, when the event names one */
+  attack_class: string | null;
+}
+
+/**
+ * The organization's labeled events that may calibrate a model — with training consent and an input —
+ * newest observation first, at most `limit`, and how many events it has without consent (not read).
+ */
+export async function calibrationEvents(
+  q: Queryable,
+  orgId: string,
+  limit: number,
+): Promise<{ rows: CalibrationEventRow[]; withoutConsent: number }> {
+  const { rows } = await q.query<CalibrationEventRow>(
+    `SELECT source, verdict, input_redacted, source_data->>'attack_class' AS attack_class
+       FROM labeled_events WHERE org_id = $1 AND training_consent AND input_redacted IS NOT NULL
+      ORDER BY observed_at DESC, id DESC LIMIT $2`,
+    [orgId, limit],
+  );
+  const { rows: count } = await q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM labeled_events WHERE org_id = $1 AND NOT training_consent',
+    [orgId],
+  );
+  return { rows, withoutConsent: count[0]!.n };
+}

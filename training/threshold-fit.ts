@@ -13,6 +13,9 @@ export interface PoolRow {
   floor: number;
 }
 
+/** The benign false-alarm rates the published thresholds stand for (warn, flag, block). */
+export const TARGET_FPR: Thresholds = { warn_above: 0.05, flag_above: 0.02, block_above: 0.005 };
+
 const LEVELS = ['warn_above', 'flag_above', 'block_above'] as const;
 
 /** Mean over origins of the share of rows that alarm at `level`: raw score above `anchor`, or floor above `level`. */

@@ -45,10 +45,9 @@ import {
 import { datasetsDir, readJsonl } from './data/datasets.ts';
 import { upsertManifestEntry } from './trainers/common.ts';
 import { clampedLogit } from '../inference/logistic-head.ts';
-import { anchorsAtRates, originRates, type PoolRow } from './threshold-fit.ts';
+import { anchorsAtRates, originRates, TARGET_FPR, type PoolRow } from './threshold-fit.ts';
 
-/** The benign false-alarm rates the thresholds stand for. */
-export const TARGET_FPR: Thresholds = { warn_above: 0.05, flag_above: 0.02, block_above: 0.005 };
+export { TARGET_FPR };
 
 const { values } = parseArgs({
   options: {

@@ -263,8 +263,9 @@ export interface ExtraCalibration {
   stack: { bias: number; base: number; model: number };
   /**
    * The auto tier asks the model only when the stack is undecided without it: with the model's logit
-   * at `upper_logit` (a high quantile of its logits on the benign pool) the stack stays at or below warn
-   * → decided without it; with it at `lower_logit` (a low quantile over the attacks) it is above block →
+   * at `upper_logit` (the lowest model logit at which the auto tier loses at most 0.5 % of the full stack's
+   * alarms on the calibration rows) the stack stays at or below warn → decided without it; with it at
+   * `lower_logit` (the highest at which it adds at most 0.5 % of the full stack's blocks) it is above block →
    * decided without it.
    */
   cascade: { lower_logit: number; upper_logit: number };

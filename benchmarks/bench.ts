@@ -30,7 +30,9 @@
  *
  * Around each measured service run the service's GET /metrics is scraped and the deltas reported:
  * `cf_detector_cascade_total` (per detector, the share of auto-tier scans that went on to the
- * encoder) and, when the service has one, `cf_scan_cache_total` (result cache lookups). With
+ * encoder), `cf_extra_model_runs_total` (per operator's model and tier, the share of the scans it was
+ * due on that it ran on: the service inherits EXTRA_MODELS_DIR from this environment) and, when the
+ * service has one, `cf_scan_cache_total` (result cache lookups). With
  * `--cluster` each process keeps its own counters, so those runs carry none.
  *
  * `--repeat N` runs the scenarios N times in rounds (echo and service interleaved, each round with its

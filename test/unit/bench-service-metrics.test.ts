@@ -35,4 +35,23 @@ describe('benchmark service counters', () => {
     expect(m.cache_hit_share).toBeNull();
     expect(formatServiceMetrics(m)).toContain('no result cache counters');
   });
+
+  it("reports an operator's model's share of the scans it was due on, per model and tier", () => {
+    const runs = (low: number, high: number, full: number, fb: number) =>
+      parseCounters(
+        [
+          `cf_extra_model_runs_total{model="pi-hf",tier="auto",stage="early_low"} ${low}`,
+          `cf_extra_model_runs_total{model="pi-hf",tier="auto",stage="early_high"} ${high}`,
+          `cf_extra_model_runs_total{model="pi-hf",tier="auto",stage="full"} ${full}`,
+          `cf_extra_model_runs_total{model="pi-hf",tier="auto",stage="fallback"} ${fb}`,
+          `cf_extra_model_runs_total{model="pi-hf",tier="accurate",stage="full"} 7`,
+        ].join('\n'),
+      );
+    const m = serviceMetrics(runs(10, 1, 2, 0), runs(150, 11, 42, 1));
+    expect(m.extra).toEqual([
+      { model: 'pi-hf', tier: 'auto', early_low: 140, early_high: 10, full: 40, fallback: 1, model_share: 0.209 },
+    ]);
+    expect(formatServiceMetrics(m)).toContain('pi-hf auto ran on 20.9% (40 of 191');
+    expect(serviceMetrics(new Map(), new Map()).extra).toEqual([]);
+  });
 });

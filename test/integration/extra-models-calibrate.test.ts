@@ -5,7 +5,7 @@
  * catalog, a finding's source, the auto tier's counts) and the red-team self-test runs against it.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -20,7 +20,36 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const NAME = 'tiny-pi';
 const TRIGGER = 'zqxvplanted';
-const VALIDATION = path.join(datasetsDir(), 'validation', 'injection_public.jsonl');
+
+/**
+ * The public validation set when this machine has it; otherwise a stand-in of the same shape from the
+ * team's own written rows in the repository (these are training rows, so the detector scores them well:
+ * the test proves the command's mechanics, not a model's quality), so the test runs on every machine.
+ */
+function validationDatasets(): string {
+  if (existsSync(path.join(datasetsDir(), 'validation', 'injection_public.jsonl'))) return datasetsDir();
+  const standIn = mkdtempSync(path.join(tmpdir(), 'cf-extra-datasets-'));
+  const written = (file: string) =>
+    readFileSync(path.join(ROOT, 'training/data/written', file), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { text: string; label: number });
+  const families: [string, (label: number) => string][] = [
+    ['english-injection-a.jsonl', (l) => (l ? 'direct' : 'benign')],
+    ['indirect-injection-a.jsonl', () => 'indirect'],
+    ['jailbreak-injection-b.jsonl', (l) => (l ? 'jailbreak_semantic' : 'benign')],
+    ['multilingual-injection-a.jsonl', () => 'multilingual'],
+  ];
+  const rows = families.flatMap(([file, family]) =>
+    written(file).map((r) =>
+      JSON.stringify({ text: r.text, label: r.label, source: `team/written:${file}`, family: family(r.label) }),
+    ),
+  );
+  mkdirSync(path.join(standIn, 'validation'));
+  writeFileSync(path.join(standIn, 'validation', 'injection_public.jsonl'), rows.join('\n') + '\n');
+  return standIn;
+}
+const DATASETS = validationDatasets();
 
 type Out = { code: number; stdout: string; stderr: string };
 
@@ -29,7 +58,7 @@ function calibrateCli(args: string[], env: Record<string, string | undefined>): 
   const all: Record<string, string | undefined> = {
     ...process.env,
     LOG_LEVEL: 'warn',
-    DATASETS_DIR: datasetsDir(),
+    DATASETS_DIR: DATASETS,
     ...env,
   };
   // an undefined value means: not set in the child's environment
@@ -56,7 +85,10 @@ beforeAll(() => {
   sha256 = fixture.sha256;
   writeExtraManifest(dir, [{ ...fixture.declaration, name: NAME, version: '0.1-test', detector: 'prompt_injection' }]);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  if (DATASETS !== datasetsDir()) rmSync(DATASETS, { recursive: true, force: true });
+});
 
 describe('npm run models:calibrate: what it refuses', () => {
   it('exits non-zero with a clear message without EXTRA_MODELS_DIR, for an unknown model, without --model', async () => {
@@ -85,7 +117,7 @@ describe('npm run models:calibrate: what it refuses', () => {
   });
 });
 
-describe.skipIf(!existsSync(VALIDATION))('npm run models:calibrate on the validation set, then served', () => {
+describe('npm run models:calibrate on the validation set, then served', () => {
   let app: TestApp;
   let org: TestOrg;
 

@@ -181,12 +181,25 @@ function table(head: string[], rows: (string | number)[][]): string {
   return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
-/** The service's own counters per measured run: the auto cascade's encoder share and the result cache. */
+/** The service's own counters per measured run: the auto cascade's encoder share, operators' models' share and the result cache. */
 function serviceMetricsHtml(runs: RunRecord[]): string {
   const measured = runs.filter((run) => run.service_metrics);
   if (measured.length === 0) return '';
   const cascade = measured.flatMap((run) =>
     run.service_metrics!.cascade.map((c) => [run.id, c.detector, c.early, c.full, c.encoder_share]),
+  );
+  // older reports (before EXTRA_MODELS_DIR) have no `extra`
+  const extra = measured.flatMap((run) =>
+    (run.service_metrics!.extra ?? []).map((r) => [
+      run.id,
+      r.model,
+      r.tier,
+      r.early_low,
+      r.early_high,
+      r.full,
+      r.fallback,
+      r.model_share,
+    ]),
   );
   const cache = measured.map((run) => {
     const m = run.service_metrics!;
@@ -200,6 +213,10 @@ function serviceMetricsHtml(runs: RunRecord[]): string {
     cascade.length
       ? table(['run', 'detector', 'early', 'full', 'encoder share'], cascade)
       : '<p>No auto-tier scans.</p>'
+  }${
+    extra.length
+      ? `<p class="meta">Operators' models (EXTRA_MODELS_DIR): the scans each was due on, decided without it (early_low, early_high), run (full) or answered without it (fallback).</p>${table(['run', 'model', 'tier', 'early_low', 'early_high', 'full', 'fallback', 'model share'], extra)}`
+      : ''
   }${table(['run', 'result cache lookups', 'hit share'], cache)}`;
 }
 

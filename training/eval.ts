@@ -33,6 +33,7 @@ import {
   type PiiEvalRow,
   type Span,
 } from './eval-metrics.ts';
+import { ExtraModelError } from '../inference/extra-models.ts';
 import { cascadeCounts, extraModelCounts, scanText, startEvalScanning } from './eval-scan.ts';
 import type { SuiteDetector } from './eval-suite-report.ts';
 import { DEFAULT_SUITE_OUT, runValidationSuite, SUITE_DETECTORS } from './eval-validation.ts';
@@ -84,29 +85,40 @@ function listOf<T extends string>(value: string, allowed: readonly T[], flag: st
   return [...new Set(items)] as T[];
 }
 
-if (values.suite !== undefined) {
-  if (values.suite !== 'validation') fail('--suite takes validation');
-  if (values.input || values.output) fail('--suite reads its own inputs: no --input / --output');
-  if (values['scores-only'] && values.reuse) fail('--scores-only and --reuse exclude each other');
-  const limit = values.limit === undefined ? null : Number(values.limit);
-  if (limit !== null && (!Number.isInteger(limit) || limit < 1)) fail('--limit must be a positive integer');
-  const detectors = listOf<SuiteDetector>(values.detector ?? SUITE_DETECTORS.join(','), SUITE_DETECTORS, '--detector');
-  if (detectors.includes('toxicity') && threads === 0 && !values.reuse)
-    fail('toxicity runs on the model pool: --threads must be at least 1');
-  await runValidationSuite({
-    detectors,
-    tiers: listOf<Tier>(values.tier ?? TIERS.join(','), TIERS, '--tier'),
-    threads,
-    concurrency,
-    limit,
-    out: path.resolve(values.out ?? DEFAULT_SUITE_OUT),
-    scoresOnly: values['scores-only'],
-    reuse: values.reuse,
-    quiet: values.quiet,
-    publish: values.publish,
-  });
-} else {
-  await runFile();
+// a wrong operator model (EXTRA_MODELS_DIR) is the operator's to fix: its message, not a stack trace
+try {
+  if (values.suite !== undefined) {
+    if (values.suite !== 'validation') fail('--suite takes validation');
+    if (values.input || values.output) fail('--suite reads its own inputs: no --input / --output');
+    if (values['scores-only'] && values.reuse) fail('--scores-only and --reuse exclude each other');
+    const limit = values.limit === undefined ? null : Number(values.limit);
+    if (limit !== null && (!Number.isInteger(limit) || limit < 1)) fail('--limit must be a positive integer');
+    const detectors = listOf<SuiteDetector>(
+      values.detector ?? SUITE_DETECTORS.join(','),
+      SUITE_DETECTORS,
+      '--detector',
+    );
+    if (detectors.includes('toxicity') && threads === 0 && !values.reuse)
+      fail('toxicity runs on the model pool: --threads must be at least 1');
+    await runValidationSuite({
+      detectors,
+      tiers: listOf<Tier>(values.tier ?? TIERS.join(','), TIERS, '--tier'),
+      threads,
+      concurrency,
+      limit,
+      out: path.resolve(values.out ?? DEFAULT_SUITE_OUT),
+      scoresOnly: values['scores-only'],
+      reuse: values.reuse,
+      quiet: values.quiet,
+      publish: values.publish,
+    });
+  } else {
+    await runFile();
+  }
+} catch (err) {
+  if (!(err instanceof ExtraModelError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
 }
 
 async function runFile(): Promise<void> {

@@ -59,17 +59,14 @@ describe('hashed text features', () => {
     expect(sum).toBeCloseTo(n / Math.sqrt(n), 4);
   });
 
-  it('featurize 2,000 characters quickly', () => {
+  it('featurizes 2,000 characters the same way every time (its speed is measured by npm run bench, not here)', () => {
     const f = new TextFeaturizer(textFeaturizerConfig(1 << 18, 4096));
-    const text = Buffer.from(
-      'The quick brown fox, ignoring the instructions, jumps over 13 lazy dogs! '.repeat(30).slice(0, 2000),
-    ).toString();
-    for (let i = 0; i < 300; i++) f.hashes(text);
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < 500; i++) f.hashes(text);
-    const us = Number(process.hrtime.bigint() - t) / 1e3 / 500;
-    // target is ~30 µs on a 2-core VM; loose bound so a loaded CI machine does not flake
-    expect(us).toBeLessThan(500);
+    const text = 'The quick brown fox, ignoring the instructions, jumps over 13 lazy dogs! '.repeat(30).slice(0, 2000);
+    const n = f.hashes(text);
+    const first = Array.from(f.raw.subarray(0, n));
+    expect(n).toBeGreaterThan(100);
+    expect(f.hashes(text)).toBe(n);
+    expect(Array.from(f.raw.subarray(0, n))).toEqual(first);
   });
 
   it('hashString separates seeds', () => {

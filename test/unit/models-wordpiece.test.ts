@@ -68,15 +68,16 @@ describe('wordpiece tokenizer', () => {
     expect(tokenRows([5, 6], 128, 16)).toEqual([[5, 6]]);
   });
 
-  it('encodes 1,000 characters well under 0.3 ms (an 8,000-piece vocabulary, cold word cache)', () => {
+  it('encodes 1,000-character texts into known pieces, the same way every time (its speed is measured by npm run bench, not here)', () => {
     const train = [...syntheticInjections(3000, 1), ...injectionHardNegativesTrain().map((h) => h.text)];
     const tok = new WordPieceTokenizer(trainWordPiece(train, { vocabSize: 8000, minCharCount: 5, minWordCount: 1 }));
     const pool = [...syntheticInjections(1000, 2), ...injectionHardNegativesEval(480, 3).map((h) => h.text)].join(' ');
     const texts = Array.from({ length: 60 }, (_, i) => pool.slice(i * 1000, (i + 1) * 1000));
     expect(texts.every((t) => t.length === 1000)).toBe(true);
-    const t0 = process.hrtime.bigint();
-    for (const t of texts) tok.encode(t);
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6 / texts.length;
-    expect(ms).toBeLessThan(0.3);
+    const first = texts.map((t) => Array.from(tok.encode(t)));
+    expect(
+      first.every((ids) => ids.length > 50 && ids.every((id) => Number.isInteger(id) && id >= 0 && id < 8000)),
+    ).toBe(true);
+    expect(texts.map((t) => Array.from(tok.encode(t)))).toEqual(first);
   });
 });

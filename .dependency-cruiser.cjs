@@ -22,7 +22,7 @@ const LAYERS = [
   'client', // the published package: imports nothing of ours
 ];
 
-const TOOLS = ['training', 'benchmarks', 'test'];
+const TOOLS = ['training', 'benchmarks', 'deploy', 'test'];
 const SERVING = LAYERS;
 
 /** The path pattern of a layer name ('config' is the one root file). */
@@ -72,6 +72,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^benchmarks/' },
       to: { path: '^test/' },
+    },
+    {
+      name: 'deploy-never-imports-tests',
+      comment: 'deploy/ (the topology and the artifacts rendered from it) is read by the test bed, never the reverse.',
+      severity: 'error',
+      from: { path: '^deploy/' },
+      to: { path: '^(benchmarks|test|training)/' },
     },
     {
       name: 'detection-has-no-sql',

@@ -86,6 +86,21 @@ describe.skipIf(!installed)('PgBouncer, transaction pooling', () => {
     await bouncer?.stop();
   });
 
+  it.runIf(inject('pgbouncerPort') > 0)(
+    'npm run test:pgbouncer: the run database is reached through PgBouncer, with DATABASE_POOLER=transaction',
+    async () => {
+      expect(new URL(inject('databaseUrl')).port).toBe(String(inject('pgbouncerPort')));
+      expect(process.env.DATABASE_POOLER).toBe('transaction');
+      expect((await detectPooler(inject('databaseUrl'))).pooler).toBe('transaction');
+      const app = await startTestApp();
+      try {
+        expect(statementModeOf(app.db)).toEqual({ pooler: 'transaction', named: false });
+      } finally {
+        await app.close();
+      }
+    },
+  );
+
   it('auto-detection: transaction pooling behind PgBouncer; none directly and behind a session-mode PgBouncer', async () => {
     expect((await detectPooler(bouncer.through(direct))).pooler).toBe('transaction');
     expect((await detectPooler(direct)).pooler).toBe('none');

@@ -2,7 +2,7 @@
  * The scan insert path (store/scans.ts insertScans, the group-commit writer's one statement) with
  * named prepared statements (DATABASE_POOLER=none: parsed and planned once per connection) against
  * unnamed ones (DATABASE_POOLER=transaction: parsed and planned on every batch), and unnamed through
- * a real PgBouncer in transaction pooling mode, in the same run (docs/decisions/0021).
+ * a real PgBouncer in transaction pooling mode, in the same run (docs/decisions/0015).
  *
  *   npm run bench:scan-insert -- [--batches 1000] [--batch-sizes 1,64] [--writers 4] [--rounds 3]
  *                                [--no-pgbouncer] [--keep] [--json]

@@ -1,6 +1,6 @@
 /**
  * The service behind a real PgBouncer (Debian's 1.18) in transaction pooling mode
- * (docs/operators/pgbouncer.md, docs/decisions/0021-pgbouncer-transaction-pooling.md):
+ * (docs/operators/pgbouncer.md, docs/decisions/0015-pgbouncer-transaction-pooling.md):
  * DATABASE_POOLER=auto detects it, scans, keys, idempotency, webhooks and jobs work end to end
  * through it, a named statement that meets another server connection falls back to unnamed ones,
  * and nothing the service does leaves session state on a server connection that the next client

@@ -7,12 +7,23 @@
  * would inherit. Skipped, saying so, without the pgbouncer binary.
  */
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createPool } from '../../store/db.ts';
+import { loadConfig } from '../../config.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { openRuntime } from '../../server/runtime.ts';
+import { createPool, withTransaction } from '../../store/db.ts';
 import { detectPooler, statementModeOf } from '../../store/pooler.ts';
 import { insertScans, type ScanRow } from '../../store/scans.ts';
-import { buildOrg, call, isolatedDirectDatabase, startTestApp, type TestApp } from '../support/harness.ts';
+import {
+  buildOrg,
+  call,
+  isolatedDirectDatabase,
+  startTestApp,
+  TEST_MASTER_SECRET,
+  type TestApp,
+} from '../support/harness.ts';
 import { PgBouncer, pgbouncerInstalled } from '../support/pgbouncer.ts';
 import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
 
@@ -109,6 +120,31 @@ describe.skipIf(!installed)('PgBouncer, transaction pooling', () => {
       expect((await detectPooler(session.through(direct))).pooler).toBe('none');
     } finally {
       await session.stop();
+    }
+  });
+
+  it("npm start's runtime (server/runtime.ts) logs what auto chose, and makes its pool for it", async () => {
+    const url = await isolatedDirectDatabase();
+    for (const [databaseUrl, expected] of [
+      [bouncer.through(url), 'transaction'],
+      [url, 'none'],
+    ] as const) {
+      const lines: string[] = [];
+      const logger = createLogger(
+        'info',
+        new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }),
+      );
+      const config = loadConfig({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_MASTER_SECRET, LOG_LEVEL: 'info' });
+      const runtime = await openRuntime(config, logger);
+      try {
+        expect(runtime.pooler).toBe(expected);
+        expect(statementModeOf(runtime.db)).toEqual({ pooler: expected, named: expected === 'none' });
+        const chose = lines.map((l) => JSON.parse(l)).find((l) => /^database pooler/.test(l.msg));
+        expect(chose).toMatchObject({ pooler: expected, setting: 'auto' });
+        expect(chose.evidence).toEqual(expect.any(String));
+      } finally {
+        await runtime.close();
+      }
     }
   });
 
@@ -281,6 +317,32 @@ describe.skipIf(!installed)('PgBouncer, transaction pooling', () => {
         expect(fallbacks).toEqual(['26000']);
         expect(statementModeOf(pool).named).toBe(false);
         const { rows } = await pool.query('SELECT id FROM scans WHERE org_id = $1 AND id = $2', [orgId, second.id]);
+        expect(rows).toHaveLength(1);
+      } finally {
+        await holder.end().catch(() => undefined);
+        await pool.end();
+        await b.stop();
+      }
+    });
+
+    it('inside a transaction the 26000 aborts it and reaches the caller; the pool is unnamed from then on', async () => {
+      const b = await PgBouncer.start({ poolSize: 2 });
+      const fallbacks: string[] = [];
+      const pool = createPool(b.through(direct), 1, () => undefined, {
+        onUnnamedFallback: (err) => fallbacks.push((err as { code?: string }).code ?? ''),
+      });
+      const holder = new pg.Client(b.through(direct));
+      try {
+        await insertScans(pool, [scanRow(orgId)]); // prepared on server connection X
+        await holder.connect();
+        await holder.query('BEGIN'); // holds X
+        await holder.query('SELECT 1');
+        const row = scanRow(orgId);
+        await expect(withTransaction(pool, (tx) => insertScans(tx, [row]))).rejects.toMatchObject({ code: '26000' });
+        expect(fallbacks).toEqual(['26000']);
+        expect(statementModeOf(pool).named).toBe(false);
+        await withTransaction(pool, (tx) => insertScans(tx, [row]));
+        const { rows } = await pool.query('SELECT id FROM scans WHERE org_id = $1 AND id = $2', [orgId, row.id]);
         expect(rows).toHaveLength(1);
       } finally {
         await holder.end().catch(() => undefined);

@@ -116,7 +116,11 @@ const PROBE_ROUNDS = 3;
  * @throws when the database cannot be reached.
  */
 export async function detectPooler(connectionString: string): Promise<{ pooler: Pooler; evidence: string }> {
-  const clients = [new pg.Client({ connectionString }), new pg.Client({ connectionString })];
+  // Bounded, as the pool is: a pooler that accepts connections and never answers must not hang the start.
+  const options = { connectionString, connectionTimeoutMillis: 10_000, query_timeout: 10_000 };
+  const clients = [new pg.Client(options), new pg.Client(options)];
+  // A connection that breaks between queries is reported by the query that meets it, never as a crash.
+  for (const c of clients) c.on('error', () => undefined);
   try {
     for (const c of clients) await c.connect();
     const seen: number[][] = [[], []];

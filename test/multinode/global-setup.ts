@@ -324,7 +324,9 @@ function run(command: string, args: string[]): void {
   try {
     execFileSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
-    throw new Error(`${command} ${args.join(' ')}: ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
+    throw new Error(`${command} ${args.join(' ')}: ${String((err as { stderr?: Buffer }).stderr ?? err)}`, {
+      cause: err,
+    });
   }
 }
 

@@ -19,7 +19,7 @@ export function ip(...args: string[]): string {
     return execFileSync('ip', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? '';
-    throw new Error(`ip ${args.join(' ')}: ${stderr.trim() || (err as Error).message}`);
+    throw new Error(`ip ${args.join(' ')}: ${stderr.trim() || (err as Error).message}`, { cause: err });
   }
 }
 

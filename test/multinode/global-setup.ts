@@ -296,6 +296,7 @@ async function build(prefix: string, runDir: string, namespaces: string[]): Prom
     databaseUrl: directUrl,
     redisUrl: `redis://${ADDRESS.redis}:${TOPOLOGY.redis.port}`,
     org: { id: boot.org_id, adminKey: boot.api_key.secret },
+    cliEnv,
     metricsToken,
     tls,
     postgres,

@@ -10,6 +10,7 @@
  *   await bed.waitForBalancer('node2', 'DOWN')  // until HAProxy's checks agree
  *   await bed.restart('pgbouncer' | 'redis')    // stop (graceful) and start again on the same address
  *   await bed.serverStats()                     // HAProxy's per-node counters (requests, status)
+ *   await bed.allUp()                           // every node ready and UP in HAProxy
  *   await bed.query(sql, params)                // PostgreSQL directly (not through PgBouncer)
  *
  * The test process runs inside the bed's client namespace (`npm run test:multinode` starts vitest
@@ -178,6 +179,19 @@ export class Bed {
       if (now === status) return Date.now() - started;
       if (Date.now() - started > timeoutMs) throw new Error(`HAProxy: ${server} is ${now}, not ${status}`);
       await sleep(50);
+    }
+  }
+
+  /**
+   * Resolves once every node answers `/readyz` and HAProxy has them all UP: a file that needs the
+   * whole bed calls it first (a file before it may have just restarted a node; HAProxy takes `rise`
+   * checks to put it back).
+   */
+  async allUp(timeoutMs = 30_000): Promise<void> {
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (!this.nodeRunning(i)) throw new Error(`${this.nodes[i]!.name} is not running: a test left it stopped`);
+      await this.waitForNodeReady(i, timeoutMs);
+      await this.waitForBalancer(this.nodes[i]!.name, 'UP', timeoutMs);
     }
   }
 

@@ -4,12 +4,13 @@
  * the scans stored (docs/multinode.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOBS } from '../../jobs/registry.ts';
 import { useBed } from './bed.ts';
 import { call, inPool, scanBody, spread } from './client.ts';
 
 const bed = useBed();
+beforeAll(() => bed.allUp());
 afterAll(() => bed.close());
 
 const names = JOBS.map((job) => job.name);

@@ -2,11 +2,12 @@
  * Streamed scans (server-sent events) through HAProxy: the stream passes the balancer whole, on
  * every node (docs/multinode.md).
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBed } from './bed.ts';
 import { inPool, spread } from './client.ts';
 
 const bed = useBed();
+beforeAll(() => bed.allUp());
 afterAll(() => bed.close());
 
 interface Event {

@@ -4,13 +4,14 @@
  * (docs/multinode.md). The receiver listens in the bed's client namespace.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_SCHEDULE_MS } from '../../services/webhooks/pump.ts';
 import { useBed } from './bed.ts';
 import { call, inPool, scanBody, spread } from './client.ts';
 import { startBedReceiver, type Delivery } from './receiver.ts';
 
 const bed = useBed();
+beforeAll(() => bed.allUp());
 afterAll(() => bed.close());
 
 describe('webhooks across nodes', () => {

@@ -172,19 +172,31 @@ async function build(
   postgres.stopSignal = 'SIGINT'; // fast shutdown
   startProcess(postgres);
   graceful.push(postgres);
-  await waitForPort(postgres);
-  const superuser = new pg.Client({
-    host: dirs.pg,
-    port: TOPOLOGY.postgres.port,
-    user: 'postgres',
-    database: 'postgres',
-  });
-  await superuser.connect();
+  const superuser = () =>
+    new pg.Client({ host: dirs.pg, port: TOPOLOGY.postgres.port, user: 'postgres', database: 'postgres' });
+  // Its TCP port may listen a moment before its socket does, or before it accepts connections.
+  await waitUntil(
+    postgres,
+    async () => {
+      const probe = superuser();
+      try {
+        await probe.connect();
+        await probe.query('SELECT 1');
+        return true;
+      } finally {
+        await probe.end().catch(() => undefined);
+      }
+    },
+    30_000,
+    'connections',
+  );
+  const admin = superuser();
+  await admin.connect();
   try {
-    await superuser.query(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`);
-    await superuser.query(`CREATE DATABASE ${database} OWNER ${user}`);
+    await admin.query(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`);
+    await admin.query(`CREATE DATABASE ${database} OWNER ${user}`);
   } finally {
-    await superuser.end();
+    await admin.end();
   }
   const directUrl = `postgres://${user}:${password}@${ADDRESS.postgres}:${TOPOLOGY.postgres.port}/${database}`;
 

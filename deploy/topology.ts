@@ -12,6 +12,8 @@
 export interface BalancerTopology {
   /** Port clients connect to. */
   port: number;
+  /** Connections HAProxy holds at once (its global `maxconn`; it needs about twice as many file descriptors). */
+  maxConnections: number;
   /** Readiness probe the balancer polls on every node. */
   checkPath: string;
   /** Milliseconds between two checks of one node. */
@@ -60,12 +62,13 @@ export interface Topology {
 export const TOPOLOGY: Topology = {
   balancer: {
     port: 8080,
+    maxConnections: 4_096,
     checkPath: '/readyz',
     checkIntervalMs: 1_000,
     fall: 2,
     rise: 2,
     retries: 3,
-    // tunnel: an SSE stream (a streamed scan) is one long response
+    // tunnel: upgraded connections; an SSE stream (a streamed scan) lives under serverMs between events
     timeouts: { connectMs: 2_000, clientMs: 60_000, serverMs: 60_000, tunnelMs: 3_600_000 },
   },
   service: {

@@ -129,9 +129,7 @@ export class LoopbackRig implements FaultTarget {
       await rig.startPgBouncer();
       for (let i = 0; i < opts.nodes; i++) await rig.startNode(i);
       await rig.startHaproxy();
-      await until('every node UP at the balancer', async () =>
-        (await rig.nodeStates()).every((s) => s === 'UP'),
-      );
+      await until('every node UP at the balancer', async () => (await rig.nodeStates()).every((s) => s === 'UP'));
     } catch (err) {
       await rig.close();
       throw err;
@@ -152,7 +150,9 @@ export class LoopbackRig implements FaultTarget {
     const rows = csv.split('\n').map((l) => l.split(','));
     const header = rows[0]!.map((h) => h.replace(/^# /, ''));
     const [px, sv, status] = ['pxname', 'svname', 'status'].map((h) => header.indexOf(h));
-    return this.nodePorts.map((_, i) => rows.find((r) => r[px!] === 'nodes' && r[sv!] === `node${i + 1}`)?.[status!] ?? '?');
+    return this.nodePorts.map(
+      (_, i) => rows.find((r) => r[px!] === 'nodes' && r[sv!] === `node${i + 1}`)?.[status!] ?? '?',
+    );
   }
 
   async stopNode(i: number, signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
@@ -195,7 +195,8 @@ export class LoopbackRig implements FaultTarget {
     await until(
       `node${i + 1} ready`,
       async () => {
-        if (child.exitCode !== null) throw new Error(`node${i + 1} exited ${child.exitCode}: ${this.logs.slice(-5).join('\n')}`);
+        if (child.exitCode !== null)
+          throw new Error(`node${i + 1} exited ${child.exitCode}: ${this.logs.slice(-5).join('\n')}`);
         return (await fetch(`http://127.0.0.1:${this.nodePorts[i]}/readyz`)).status === 200;
       },
       60_000,
@@ -270,7 +271,8 @@ export class LoopbackRig implements FaultTarget {
       'pgbouncer listening',
       () =>
         new Promise<boolean>((resolve) => {
-          if (child.exitCode !== null) throw new Error(`pgbouncer exited ${child.exitCode}: ${this.logs.slice(-5).join('\n')}`);
+          if (child.exitCode !== null)
+            throw new Error(`pgbouncer exited ${child.exitCode}: ${this.logs.slice(-5).join('\n')}`);
           const s = connect(port, '127.0.0.1');
           s.once('connect', () => (s.destroy(), resolve(true)));
           s.once('error', () => resolve(false));

@@ -108,13 +108,22 @@ class Load {
           const scan = await this.client.scans.create({
             kind: 'content',
             surface: 'user_message',
-            content: { type: 'text', text: `worker ${worker} message ${n}: ignore previous instructions? ${randomUUID()}` },
+            content: {
+              type: 'text',
+              text: `worker ${worker} message ${n}: ignore previous instructions? ${randomUUID()}`,
+            },
           });
           this.calls.push({ at, ms: Date.now() - at, ok: true, op: 'scan', id: scan.id });
         }
       } catch (err) {
         const e = err as { status?: number; code?: string; message: string };
-        this.calls.push({ at, ms: Date.now() - at, ok: false, op: read ? 'get' : 'scan', error: `${e.status ?? ''} ${e.code ?? e.message}` });
+        this.calls.push({
+          at,
+          ms: Date.now() - at,
+          ok: false,
+          op: read ? 'get' : 'scan',
+          error: `${e.status ?? ''} ${e.code ?? e.message}`,
+        });
       }
       await new Promise((r) => setTimeout(r, pauseMs));
     }
@@ -184,10 +193,10 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
   /** Every acknowledged scan of `load` is a row in PostgreSQL. */
   async function expectAcknowledgedStored(load: Load): Promise<number> {
     const ids = load.calls.flatMap((c) => (c.id ? [c.id] : []));
-    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM scans WHERE org_id = $1 AND id = ANY($2)', [
-      orgId,
-      ids,
-    ]);
+    const { rows } = await db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM scans WHERE org_id = $1 AND id = ANY($2)',
+      [orgId, ids],
+    );
     expect(Number(rows[0]!.n)).toBe(ids.length);
     return ids.length;
   }
@@ -201,7 +210,12 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
       await sleep(3_000);
       const killedAt = Date.now();
       await target.stopNode(1, 'SIGKILL');
-      await until('node2 DOWN at the balancer', async () => !(await target.nodeStates())[1]!.startsWith('UP'), 30_000, 10);
+      await until(
+        'node2 DOWN at the balancer',
+        async () => !(await target.nodeStates())[1]!.startsWith('UP'),
+        30_000,
+        10,
+      );
       const downAt = Date.now();
       await sleep(4_000);
       const restartAt = Date.now();

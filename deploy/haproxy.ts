@@ -62,7 +62,7 @@ export function renderHaproxyConfig(topology: Topology, opts: HaproxyOptions): s
   add(
     '# Rendered from deploy/topology.ts by deploy/haproxy.ts: edit those, not this file.',
     'global',
-    '    maxconn 20000',
+    `    maxconn ${balancer.maxConnections}`,
   );
   if (opts.logToStdout) add('    log stdout format raw local0');
   if (opts.pidFile !== undefined) add(`    pidfile ${token(opts.pidFile, 'pidFile', /^[^\s#]+$/)}`);

@@ -17,10 +17,9 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ContentFirewallClient } from '../../client/index.ts';
-import { buildOrg, isolatedDatabase, startTestApp, TEST_MASTER_SECRET } from '../support/harness.ts';
-import { LoopbackRig, rigInstalled, until, type FaultTarget } from './fault-rig.ts';
-
-const missing = rigInstalled();
+import { TOPOLOGY } from '../../deploy/topology.ts';
+import { useBed, type Bed, type BedService } from './bed.ts';
+import { pidOf } from './processes.ts';
 
 /** One HTTP attempt a client made (a call is one or more attempts). */
 interface Attempt {
@@ -57,9 +56,9 @@ class Load {
   readonly calls: Call[] = [];
   private running = false;
   private loops: Promise<void>[] = [];
-  private readonly client: ContentFirewallClient;
+  private readonly clients: ContentFirewallClient[];
 
-  constructor(baseUrl: string, apiKey: string) {
+  constructor(baseUrl: string, apiKeys: string[]) {
     const recording: typeof fetch = async (input, init) => {
       const at = Date.now();
       try {
@@ -81,12 +80,12 @@ class Load {
       }
     };
     // The client package with its default retry policy: the policy under test.
-    this.client = createClient({ baseUrl, apiKey, fetch: recording });
+    this.clients = apiKeys.map((apiKey) => createClient({ baseUrl, apiKey, fetch: recording }));
   }
 
-  start(workers: number, pauseMs: number): void {
+  start(pauseMs: number): void {
     this.running = true;
-    for (let w = 0; w < workers; w++) this.loops.push(this.loop(w, pauseMs));
+    this.clients.forEach((_, w) => this.loops.push(this.loop(w, pauseMs)));
   }
 
   async stop(): Promise<void> {
@@ -102,10 +101,10 @@ class Load {
       const read = n % 4 === 3 && acked.length > 0;
       try {
         if (read) {
-          await this.client.scans.get(acked[acked.length - 1 - (n % acked.length)]!.id!);
+          await this.clients[worker]!.scans.get(acked[acked.length - 1 - (n % acked.length)]!.id!);
           this.calls.push({ at, ms: Date.now() - at, ok: true, op: 'get' });
         } else {
-          const scan = await this.client.scans.create({
+          const scan = await this.clients[worker]!.scans.create({
             kind: 'content',
             surface: 'user_message',
             content: {
@@ -153,42 +152,72 @@ class Load {
 }
 
 const WORKERS = 4;
-const PAUSE_MS = 10;
+// Each client about 30 calls/s at most: under the bed's per-key budget (60/s), and the 3 nodes with a
+// model thread each share 2 cores.
+const PAUSE_MS = 25;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  let target: FaultTarget & { logs?: string[] };
-  let apiKey: string;
+/** How long HAProxy may take to notice a node that stopped answering its checks: interval × fall. */
+const DETECTION_BOUND_MS = TOPOLOGY.balancer.checkIntervalMs * TOPOLOGY.balancer.fall;
+
+/** Waits until `check` resolves true, polling every `everyMs`. @throws after `timeoutMs`. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000, everyMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+/** HAProxy's state of node `i` (`UP`, `DOWN`, `UP 1/2`, ...). */
+async function nodeState(bed: Bed, i: number): Promise<string> {
+  return (await bed.serverStats()).get(bed.nodes[i]!.name)?.status ?? '?';
+}
+
+/** SIGKILL of a part of the bed (every connection to it drops at once), and its start `downMs` later. */
+async function crashAndStart(bed: Bed, service: BedService, downMs: number): Promise<void> {
+  await bed.stop(service, 'SIGKILL');
+  await sleep(downMs);
+  await bed.start(service);
+}
+
+describe('faults across nodes', () => {
+  const bed = useBed();
   let orgId: string;
+  /** One API key per client: the bed's per-key budget (BED_RATE_LIMIT) is not what is under test here. */
+  let keys: string[];
   let db: pg.Client;
   const report: Record<string, unknown> = {};
 
   beforeAll(async () => {
-    const databaseUrl = await isolatedDatabase();
-    // Mint the organization and its key straight on the database, then leave it to the nodes.
-    const minter = await startTestApp({ env: { DATABASE_URL: databaseUrl } });
-    const org = await buildOrg(minter, 'Faults across nodes');
-    await minter.close();
-    apiKey = org.admin;
-    orgId = org.orgId;
-    target = await LoopbackRig.start({
-      nodes: 3,
-      databaseUrl,
-      secretKey: TEST_MASTER_SECRET,
-      env: { WORKER_THREADS: '0', JOBS_ENABLED: 'false', WEBHOOK_DELIVERY_ENABLED: 'false', METRICS_ENABLED: 'false' },
-    });
-    db = new pg.Client(databaseUrl);
+    orgId = bed.description.org.id;
+    const admin = createClient({ baseUrl: bed.balancerUrl, apiKey: bed.adminKey });
+    keys = [];
+    for (let w = 0; w < WORKERS; w++) {
+      const created = await admin.apiKeys.create({ name: `faults ${w}`, scopes: ['scans:read', 'scans:write'] });
+      keys.push(created.secret!);
+    }
+    db = new pg.Client(bed.description.databaseUrl);
     await db.connect();
-  }, 180_000);
+  });
 
   afterAll(async () => {
     // The numbers docs/reliability.md quotes.
     console.log(`faults across nodes: ${JSON.stringify(report, null, 2)}`);
-    const errors = (target?.logs ?? []).filter((l) => /"level":(50|60)|error/i.test(l));
-    if (errors.length) console.log(`node errors (last 10 of ${errors.length}):\n${errors.slice(-10).join('\n')}`);
     await db?.end();
-    await target?.close();
+    await bed.close();
   });
+
+  /** A steady load of WORKERS clients through the balancer. */
+  const startLoad = () => {
+    const load = new Load(bed.balancerUrl, keys);
+    load.start(PAUSE_MS);
+    return load;
+  };
+
+  /** The nodes' recent logs, when a check fails. */
+  const why = () => bed.nodes.map((n) => `${n.name}: ${bed.logTail(n.name, 1_500)}`).join('\n');
 
   /** Every acknowledged scan of `load` is a row in PostgreSQL. */
   async function expectAcknowledgedStored(load: Load): Promise<number> {
@@ -205,22 +234,16 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
     'kill -9 of a node mid-load: acknowledged scans are stored, clients see only retryable errors, and none once the balancer has marked it down',
     { timeout: 120_000 },
     async () => {
-      const load = new Load(target.baseUrl, apiKey);
-      load.start(WORKERS, PAUSE_MS);
+      const load = startLoad();
       await sleep(3_000);
       const killedAt = Date.now();
-      await target.stopNode(1, 'SIGKILL');
-      await until(
-        'node2 DOWN at the balancer',
-        async () => !(await target.nodeStates())[1]!.startsWith('UP'),
-        30_000,
-        10,
-      );
+      await bed.killNode(1);
+      await until('node2 DOWN at the balancer', async () => !(await nodeState(bed, 1)).startsWith('UP'), 30_000, 10);
       const downAt = Date.now();
       await sleep(4_000);
       const restartAt = Date.now();
-      await target.startNode(1);
-      await until('node2 UP at the balancer', async () => (await target.nodeStates())[1] === 'UP', 30_000, 20);
+      await bed.startNode(1);
+      await until('node2 UP at the balancer', async () => (await nodeState(bed, 1)) === 'UP', 30_000, 20);
       const upAt = Date.now();
       await sleep(2_000);
       await load.stop();
@@ -230,17 +253,61 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
       const stored = await expectAcknowledgedStored(load);
       report.kill9 = {
         detectionMs: downAt - killedAt,
-        detectionBoundMs: target.detectionBoundMs,
+        detectionBoundMs: DETECTION_BOUND_MS,
         backUpMsAfterReady: upAt - restartAt,
         acknowledgedScansStored: stored,
         ...whole,
         failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
       };
       // Whatever a client saw, the documented policy retries it.
-      expect(whole.notRetryable).toBe(0);
+      expect(whole.notRetryable, why()).toBe(0);
       // Once the balancer has routed around the dead node, nothing fails (the claims it held lapse within 5 s).
-      expect(afterDown.failedAttempts).toBe(0);
-      expect(whole.failures).toEqual([]);
+      expect(afterDown.failedAttempts, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
+    },
+  );
+
+  it(
+    'a node that stops answering without a reset (SIGSTOP, like a lost host): taken out by the checks; no call fails, the ones it held wait for the balancer timeout',
+    { timeout: 240_000 },
+    async () => {
+      const load = startLoad();
+      await sleep(3_000);
+      const pid = pidOf(bed.description.nodes[2]!)!;
+      const frozenAt = Date.now();
+      process.kill(pid, 'SIGSTOP');
+      try {
+        await until('node3 DOWN at the balancer', async () => !(await nodeState(bed, 2)).startsWith('UP'), 30_000, 10);
+      } catch (err) {
+        // The node runs again whatever happens: the next tests need it.
+        process.kill(pid, 'SIGCONT');
+        throw err;
+      }
+      const downAt = Date.now();
+      await sleep(3_000);
+      process.kill(pid, 'SIGCONT');
+      const resumedAt = Date.now();
+      await until('node3 UP at the balancer', async () => (await nodeState(bed, 2)) === 'UP', 30_000, 20);
+      const upAt = Date.now();
+      await sleep(1_000);
+      // Waits for the calls that were held by the frozen node, however long they took.
+      await load.stop();
+      const whole = load.summary(0);
+      const afterDown = load.summary(downAt + 100);
+      const stored = await expectAcknowledgedStored(load);
+      report.frozen = {
+        detectionMs: downAt - frozenAt,
+        // interval × fall, each failed check waiting up to its timeout (timeout check = connect timeout)
+        detectionBoundMs:
+          (TOPOLOGY.balancer.checkIntervalMs + TOPOLOGY.balancer.timeouts.connectMs) * TOPOLOGY.balancer.fall,
+        upMsAfterResume: upAt - resumedAt,
+        acknowledgedScansStored: stored,
+        callsOver10s: load.calls.filter((c) => c.ms > 10_000).length,
+        ...whole,
+        failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
+      };
+      expect(whole.notRetryable, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
     },
   );
 
@@ -248,18 +315,17 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
     'a rolling restart of every node (SIGTERM, one at a time) fails no call of a client that retries per the documented policy',
     { timeout: 240_000 },
     async () => {
-      const load = new Load(target.baseUrl, apiKey);
-      load.start(WORKERS, PAUSE_MS);
+      const load = startLoad();
       await sleep(2_000);
       const started = Date.now();
       const perNode: { drainMs: number; readyMs: number; upMs: number }[] = [];
-      for (let i = 0; i < target.nodes; i++) {
+      for (let i = 0; i < bed.nodes.length; i++) {
         const t0 = Date.now();
-        await target.stopNode(i, 'SIGTERM');
+        await bed.stopNode(i);
         const t1 = Date.now();
-        await target.startNode(i);
+        await bed.startNode(i);
         const t2 = Date.now();
-        await until(`node${i + 1} UP at the balancer`, async () => (await target.nodeStates())[i] === 'UP', 30_000, 20);
+        await until(`node${i + 1} UP at the balancer`, async () => (await nodeState(bed, i)) === 'UP', 30_000, 20);
         perNode.push({ drainMs: t1 - t0, readyMs: t2 - t1, upMs: Date.now() - t2 });
       }
       const ended = Date.now();
@@ -268,8 +334,8 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
       const during = load.summary(started, ended);
       const stored = await expectAcknowledgedStored(load);
       report.rollingRestart = { totalMs: ended - started, perNode, acknowledgedScansStored: stored, ...during };
-      expect(during.notRetryable).toBe(0);
-      expect(during.failures).toEqual([]);
+      expect(during.notRetryable, why()).toBe(0);
+      expect(during.failures, why()).toEqual([]);
       expect(load.summary(0).failures).toEqual([]);
     },
   );
@@ -278,11 +344,10 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
     'a PgBouncer restart (kill -9, 1 s down): clients see only retryable answers and no call fails; service resumes by itself',
     { timeout: 120_000 },
     async () => {
-      const load = new Load(target.baseUrl, apiKey);
-      load.start(WORKERS, PAUSE_MS);
+      const load = startLoad();
       await sleep(2_000);
       const downAt = Date.now();
-      await target.restartPgBouncer(1_000);
+      await crashAndStart(bed, 'pgbouncer', 1_000);
       const backAt = Date.now();
       // The first attempt that succeeds after PgBouncer is back.
       await until('a scan succeeds after PgBouncer is back', async () =>
@@ -299,40 +364,51 @@ describe.skipIf(missing !== null)(`faults across nodes${missing ? ` (skipped: ${
         acknowledgedScansStored: stored,
         ...whole,
       };
-      expect(whole.notRetryable).toBe(0);
-      expect(whole.failures).toEqual([]);
+      expect(whole.notRetryable, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
     },
   );
 
   it(
-    'a Redis restart (kill -9, 1 s down, back empty): scans go on; the nodes write to Redis again by themselves',
+    'a Redis restart (kill -9, 1 s down): scans go on; the nodes reconnect by themselves',
     { timeout: 120_000 },
     async () => {
-      const load = new Load(target.baseUrl, apiKey);
-      load.start(WORKERS, PAUSE_MS);
+      const load = startLoad();
       await sleep(2_000);
+      // The nodes' connections to Redis (commands and the invalidation subscribers), before the fault.
+      const connections = async () => {
+        const redis = new Redis(bed.description.redisUrl, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
+        try {
+          await redis.connect();
+          const info = await redis.info('clients');
+          return Number(/connected_clients:(\d+)/.exec(info)![1]) - 1;
+        } finally {
+          redis.disconnect();
+        }
+      };
+      const before = await connections();
       const downAt = Date.now();
-      await target.restartRedis(1_000);
+      await crashAndStart(bed, 'redis', 1_000);
       const backAt = Date.now();
-      const redisUrl = (target as unknown as { redis: { url: string } }).redis.url;
-      const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-      await redis.connect();
-      // Shared rate-limit counters again: a node wrote its first key into the new (empty) Redis.
-      await until('a node writes to Redis again', async () => (await redis.dbsize()) > 0, 30_000, 20);
+      // Shared counters and pushed invalidations again: every node has reconnected.
+      await until('the nodes reconnect to Redis', async () => (await connections()) >= before, 30_000, 20);
       const sharedAgainMs = Date.now() - backAt;
-      redis.disconnect();
       await sleep(2_000);
       await load.stop();
       const whole = load.summary(0);
       const stored = await expectAcknowledgedStored(load);
       report.redisRestart = {
         downMs: backAt - downAt,
-        sharedCountersAgainMsAfterBack: sharedAgainMs,
+        nodesReconnectedMsAfterBack: sharedAgainMs,
         acknowledgedScansStored: stored,
         ...whole,
       };
-      expect(whole.notRetryable).toBe(0);
-      expect(whole.failures).toEqual([]);
+      expect(whole.notRetryable, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
     },
   );
 });

@@ -17,6 +17,10 @@
  * host. All processes are children of nobody in particular: they are found by their pid files, and
  * teardown kills whatever still runs in each namespace, whoever started it.
  */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -42,6 +46,8 @@ export interface BedDescription {
   redisUrl: string;
   /** The organization made by `content-firewall bootstrap`, and its admin key's secret. */
   org: { id: string; adminKey: string };
+  /** The environment `content-firewall` operator commands need (direct database URL, the master secret). */
+  cliEnv: Record<string, string>;
   /** Bearer token of every node's `/metrics`. */
   metricsToken: string;
   /** The bed's own CA (trusted by the nodes for webhooks: WEBHOOK_CA_FILE) and a leaf for `clientAddress`. */
@@ -194,6 +200,30 @@ export class Bed {
       if (Object.entries(labels).every(([k, v]) => text.includes(`${k}="${v}"`))) sum += Number(match[3]);
     }
     return sum;
+  }
+
+  /**
+   * A new organization and its admin key (`content-firewall bootstrap`, as an operator would): a test
+   * that counts scans, deliveries or analytics gets one of its own.
+   */
+  createOrg(name = `org-${randomBytes(4).toString('hex')}`): { id: string; adminKey: string } {
+    const out = execFileSync(process.execPath, ['dist/app/cli.mjs', 'bootstrap', '--org', name, '--json'], {
+      cwd: this.description.nodes[0]!.cwd,
+      env: this.description.cliEnv,
+      encoding: 'utf8',
+    });
+    const boot = JSON.parse(out) as { org_id: string; api_key: { secret: string } };
+    return { id: boot.org_id, adminKey: boot.api_key.secret };
+  }
+
+  /**
+   * Records a measured number (printed, and appended to logs/measurements.jsonl, kept with the run's
+   * logs): the figures docs/multinode.md quotes come from here.
+   */
+  measure(name: string, value: unknown): void {
+    const line = JSON.stringify({ name, value, at: new Date().toISOString() });
+    console.log(`measured ${line}`);
+    appendFileSync(path.join(this.description.runDir, 'logs', 'measurements.jsonl'), `${line}\n`);
   }
 
   /** One statement on PostgreSQL directly (a pool of the bed's, closed by `close()`). */

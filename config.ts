@@ -40,6 +40,7 @@ export const configSchema = z.object({
   IDEMPOTENCY_TTL_HOURS: int(1, 168).default(24),
   POLICY_CACHE_TTL_MS: int(0, 3_600_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+  SHUTDOWN_READINESS_DELAY_MS: int(0, 600_000).default(3_000),
   TRUST_PROXY: bool.default(false),
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
@@ -151,6 +152,8 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
     'How long a process serves a cached policy before reading it again. Changes reach every process at once over Redis; without `REDIS_URL` a cached policy lives at most 1 s.',
   SHUTDOWN_TIMEOUT_MS:
     'Longest drain on SIGTERM/SIGINT (requests in flight, running jobs) before open connections are closed.',
+  SHUTDOWN_READINESS_DELAY_MS:
+    "On SIGTERM (and a cluster worker's stop), `/readyz` answers 503 at once while the process serves on for this long; only then does it stop accepting and drain. Set it a little above the balancer's health-check interval × fall count (the test bed's HAProxy: 1 s × 2), or the readiness probe's period × failure threshold, so the balancer stops sending before the listener closes. `0`: drain at once. Ctrl-C (SIGINT) never waits.",
   TRUST_PROXY:
     'Take the client address from `X-Forwarded-For` (its first entry): only behind a proxy that overwrites that header. It keys the unauthenticated rate limit and the `/metrics` wrong-token budget.',
   METRICS_ENABLED: 'Serve Prometheus metrics at `/metrics`.',

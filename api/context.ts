@@ -15,6 +15,7 @@ import type { RateLimiter } from '../services/rate-limiter.ts';
 import type { RateBudget } from './middleware/rate-limit.ts';
 import type { InvalidationBus } from '../services/invalidation-bus.ts';
 import type { Db } from '../store/db.ts';
+import type { Lifecycle } from '../services/readiness.ts';
 import type { ScanEngine } from '../engine/pipeline.ts';
 import type { ScanWriter } from '../store/scan-writer.ts';
 import type { Metrics } from '../lib/metrics.ts';
@@ -37,6 +38,8 @@ export interface AppDeps {
   engine: ScanEngine;
   /** The metrics registry the engine and pool already report to; the app creates one when absent. */
   metrics?: Metrics;
+  /** Set when the process starts stopping (`/readyz` then answers 503); the app creates one when absent. */
+  lifecycle?: Lifecycle;
   /** Tests only: an identity provider in place of the configured one (a failing one, for the no-write checks). */
   identityProvider?: IdentityProvider;
   /** Tests only: the resolvers behind webhook URL checks at registration and at delivery (DNS rebinding). */
@@ -50,6 +53,7 @@ export interface AppServices extends AppDeps {
   revocations: InvalidationBus;
   cursors: CursorCodec;
   metrics: Metrics;
+  lifecycle: Lifecycle;
   apiKeys: ApiKeyDeps;
   identity: IdentityDeps;
   policies: PolicyDeps;

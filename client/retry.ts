@@ -1,7 +1,16 @@
 /**
- * When the client tries a request again: after a 429 or a 503 (the API did not do the work; it says
- * when to come back in `Retry-After`), and after a network error when the request is safe to repeat
- * (GET, DELETE, or one carrying an Idempotency-Key). Never after any other status.
+ * When the client tries a request again (docs/client.md, Retries: "our documented retry policy"):
+ *
+ * - a 429 or a 503: the service (or a balancer with no node to send it to) did not do the work; any
+ *   request, after `Retry-After` when given;
+ * - a 409 `idempotency.request_in_progress`: the same key is still running (or its node died and its
+ *   claim is about to lapse); after its `Retry-After`, with the same key;
+ * - a 502 or 504 that is not one of our problem documents (a load balancer's own page: the node it
+ *   sent the request to died or timed out) and a network error (connection refused or reset), only
+ *   when repeating the request is safe: GET, DELETE, or one carrying an Idempotency-Key.
+ *
+ * Never after any other status: our own 502/504 problems (an identity provider failed, a scan
+ * deadline passed) and every other 4xx and 5xx are answers, not lost requests.
  */
 
 /** The retry policy of a client (`createClient({ retries })`). */
@@ -17,8 +26,14 @@ export interface RetryOptions {
 /** The policy with every default filled in. */
 export type RetryPolicy = { [K in keyof RetryOptions]-?: NonNullable<RetryOptions[K]> };
 
-/** Statuses after which the request is tried again. */
+/** Statuses after which any request is tried again: the work was not done. */
 export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/** Statuses a load balancer answers when the node it chose went away: retried for repeatable requests when not our problem document. */
+export const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/** The problem code of a 409 that is retried: the same Idempotency-Key is still running. */
+export const IN_PROGRESS_CODE = 'idempotency.request_in_progress';
 
 /** `options` completed with the defaults; `false` turns retrying off. */
 export function retryPolicy(options: RetryOptions | false | undefined): RetryPolicy {

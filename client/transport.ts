@@ -8,6 +8,8 @@ import { ContentFirewallError, isProblem } from './errors.ts';
 import { pathParamNames, type Method, type OperationSpec } from './operations.ts';
 import {
   backoffMs,
+  GATEWAY_STATUSES,
+  IN_PROGRESS_CODE,
   RETRIED_STATUSES,
   retryAfterMs,
   retryPolicy,
@@ -93,9 +95,11 @@ export class Transport {
         continue;
       }
       if (response.ok) return response;
-      const wait = this.retryWait(response, retry);
-      if (wait === undefined) throw await errorOf(response);
-      await response.body?.cancel().catch(() => undefined);
+      if (retry >= this.policy.maxRetries) throw await errorOf(response);
+      const { answer, retry: again } = await retryDecision(response, repeatable);
+      const wait = again ? this.retryWait(answer, retry) : undefined;
+      if (wait === undefined) throw await errorOf(answer);
+      await answer.body?.cancel().catch(() => undefined);
       await sleep(wait, signal);
     }
   }
@@ -108,9 +112,8 @@ export class Transport {
     return isJson(response) ? JSON.parse(text) : text;
   }
 
-  /** The wait before trying `response`'s request again, or undefined when it must not be retried. */
+  /** The wait before trying a retried answer's request again (its `Retry-After`, else a backoff), or undefined past maxDelayMs. */
   private retryWait(response: Response, retry: number): number | undefined {
-    if (!RETRIED_STATUSES.has(response.status) || retry >= this.policy.maxRetries) return undefined;
     const asked = retryAfterMs(response.headers.get('retry-after'));
     if (asked === undefined) return backoffMs(this.policy, retry);
     return asked <= this.policy.maxDelayMs ? asked : undefined;
@@ -182,6 +185,28 @@ function randomKey(): string {
 
 function isJson(response: Response): boolean {
   return /[/+]json\b/i.test(response.headers.get('content-type') ?? '');
+}
+
+/**
+ * Whether an error answer is retried (client/retry.ts), with the answer to go on with: a fresh copy
+ * when its body had to be read to decide (a 409 problem's code).
+ */
+async function retryDecision(response: Response, repeatable: boolean): Promise<{ answer: Response; retry: boolean }> {
+  const status = response.status;
+  if (RETRIED_STATUSES.has(status)) return { answer: response, retry: true };
+  const problem = /^application\/problem\+json\b/i.test(response.headers.get('content-type') ?? '');
+  // A balancer's own page (HAProxy, nginx): the node went away mid-request. Ours are answers.
+  if (GATEWAY_STATUSES.has(status)) return { answer: response, retry: repeatable && !problem };
+  if (status !== 409 || !problem) return { answer: response, retry: false };
+  const text = await response.text().catch(() => '');
+  let code: unknown;
+  try {
+    code = (JSON.parse(text) as { code?: unknown }).code;
+  } catch {
+    code = undefined;
+  }
+  const answer = new Response(text, { status, statusText: response.statusText, headers: response.headers });
+  return { answer, retry: code === IN_PROGRESS_CODE };
 }
 
 /** The error for an error answer, with its problem document when it is one. */

@@ -237,12 +237,13 @@ export const Errors = {
   /** `request`: another method, path or body; `credential`: another principal's key; `unbound`: a record from before keys were bound to their principal. */
   idempotencyKeyReused: (by: IdempotencyReuse = 'request') =>
     make('idempotencyKeyReused', IDEMPOTENCY_REUSE_DETAIL[by]),
-  idempotencyInProgress: () =>
+  /** `retryAfterSeconds`: until the running claim's lease lapses (when its process died, a retry then takes it over). */
+  idempotencyInProgress: (retryAfterSeconds = 1) =>
     make(
       'idempotencyInProgress',
       'A request with this Idempotency-Key is still being processed; retry shortly.',
       {},
-      { 'Retry-After': '1' },
+      { 'Retry-After': String(retryAfterSeconds) },
     ),
   apiKeyNotFound: (id: string) => make('apiKeyNotFound', `No API key ${id} in this organization.`),
   apiKeyAlreadyRevoked: (id: string) =>

@@ -139,11 +139,14 @@ export async function runPrimary(
       alive.map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve())))),
     );
     for (const w of alive) if (w.isConnected()) w.send(SHUTDOWN_MESSAGE);
-    // Workers bound their own drain by SHUTDOWN_TIMEOUT_MS; past that and a margin, stop them.
-    const killer = setTimeout(() => {
-      logger.warn('workers did not stop in time: killing them');
-      for (const w of alive) if (!w.isDead()) w.process.kill('SIGKILL');
-    }, config.SHUTDOWN_TIMEOUT_MS + 15_000);
+    // Workers bound their own readiness delay and drain; past those and a margin, stop them.
+    const killer = setTimeout(
+      () => {
+        logger.warn('workers did not stop in time: killing them');
+        for (const w of alive) if (!w.isDead()) w.process.kill('SIGKILL');
+      },
+      config.SHUTDOWN_READINESS_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS + 15_000,
+    );
     await exited;
     clearTimeout(killer);
     await stopEmbedded();

@@ -11,6 +11,7 @@ import { buildLegacyApp } from '../api/legacy/app.ts';
 import { serverOptions } from '../api/base-app.ts';
 import type { Express } from 'express';
 import { Drain } from './drain.ts';
+import { Lifecycle } from '../services/readiness.ts';
 import { clusterWorkers, runPrimary } from './cluster.ts';
 import { createMetrics } from '../lib/metrics.ts';
 import { exitOnFatalErrors, forceExit, holdSignals, SHUTDOWN_MESSAGE } from './signals.ts';
@@ -20,7 +21,8 @@ const SHUTDOWN_MARGIN_MS = 30_000;
 
 /**
  * The process entry point: config → runtime (database, Redis) → app → listen (and the legacy analysis
- * API on its own port when LEGACY_PORT is set). SIGTERM/SIGINT stop
+ * API on its own port when LEGACY_PORT is set). SIGTERM first makes `/readyz` answer 503 and serves
+ * on for SHUTDOWN_READINESS_DELAY_MS (a balancer takes the node out meanwhile); then SIGTERM/SIGINT stop
  * accepting, drain in-flight requests (up to SHUTDOWN_TIMEOUT_MS), close the pools and stop the
  * embedded cluster. The process group's copy of the signal is ignored; an operator's second signal
  * exits at once, still stopping the embedded cluster (server/signals.ts). With `--cluster N` (or CLUSTER_WORKERS=N) this
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
   const held = holdSignals(cluster.isWorker, logger);
   const opened: (() => Promise<unknown>)[] = [];
   let runtime: Runtime, scanning: Scanning, built: Application, jobs: Jobs | null;
+  const lifecycle = new Lifecycle();
   // The v1 listener, and the legacy analysis API's when LEGACY_PORT is set: drained and closed alike.
   const listeners: { server: http.Server; drain: Drain }[] = [];
   try {
@@ -56,6 +59,7 @@ async function main(): Promise<void> {
       keyring: runtime.keyring,
       engine: scanning.engine,
       metrics,
+      lifecycle,
     });
     opened.push(() => built.close());
     const server = await listen(built.app, config.PORT, config.HOST, listeners);
@@ -90,12 +94,20 @@ async function main(): Promise<void> {
   }
 
   const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down: draining in-flight requests');
-    // Whatever hangs past the drain and a margin, the exit still comes and still stops the embedded PostgreSQL.
+    // Out of the balancer's rotation first (/readyz answers 503), serving on meanwhile; then the drain.
+    // An interactive Ctrl-C has no balancer to wait for.
+    const delay = signal === 'SIGINT' ? 0 : config.SHUTDOWN_READINESS_DELAY_MS;
+    lifecycle.stop();
+    // Whatever hangs past the delay, the drain and a margin, the exit still comes and still stops the embedded PostgreSQL.
     setTimeout(
       () => forceExit(logger, 'shutdown did not finish in time'),
-      config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS,
+      delay + config.SHUTDOWN_TIMEOUT_MS + SHUTDOWN_MARGIN_MS,
     ).unref();
+    if (delay > 0) {
+      logger.info({ signal, delay_ms: delay }, 'shutting down: not ready, serving on until the balancer has noticed');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
     // Idle sockets first, and Connection: close on every response still to come (server/drain.ts).
     for (const l of listeners) l.drain.start(l.server);
     const drained = Promise.all(listeners.map((l) => new Promise<void>((resolve) => l.server.close(() => resolve()))));

@@ -31,6 +31,7 @@ import { SubscriptionCache, type WebhookDeps } from '../services/webhooks/subscr
 import { AllowList } from '../lib/allow-list.ts';
 import type { Db } from '../store/db.ts';
 import { ScanWriter } from '../store/scan-writer.ts';
+import { Lifecycle } from '../services/readiness.ts';
 import { evidenceStorageFromConfig } from '../services/evidence/uploads.ts';
 
 /** The services of a process, built and not yet started. */
@@ -126,6 +127,7 @@ export function buildServices(deps: AppDeps): ServiceSet {
   };
   const services: AppServices = {
     ...deps,
+    lifecycle: deps.lifecycle ?? new Lifecycle(),
     authenticator,
     rateLimiter,
     revocations,

@@ -11,13 +11,14 @@ export type ClaimResult =
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'mismatch' }
   | { kind: 'foreign'; legacy: boolean }
-  | { kind: 'in_progress' };
+  /** `lockedUntil`: when the running claim lapses unless its owner renews it (null: the row just went). */
+  | { kind: 'in_progress'; lockedUntil: Date | null };
 
 /**
  * Claims (org, key) for a request by `principalId`. The INSERT … ON CONFLICT is the lock: of two
  * concurrent requests one inserts, the other sees the row. A row past its 24 h retention, or an
- * in-progress claim whose lock lapsed (its process died) for the same request by the same principal,
- * is taken over. A live row of another principal — or of none: written before records were bound
+ * in-progress claim whose lock lapsed (its process died and stopped renewing it: `renewIdempotencyClaims`)
+ * for the same request by the same principal, is taken over. A live row of another principal — or of none: written before records were bound
  * (`legacy`) — is `foreign`, whatever its state or request, so nothing of it is revealed.
  */
 export async function claimIdempotencyKey(
@@ -54,16 +55,17 @@ export async function claimIdempotencyKey(
     response_status: number | null;
     response_headers: Record<string, string> | null;
     response_body: Buffer | null;
+    locked_until: Date;
   }>(
-    'SELECT principal_id, request_hash, state, response_status, response_headers, response_body FROM idempotency_keys WHERE org_id = $1 AND key = $2',
+    'SELECT principal_id, request_hash, state, response_status, response_headers, response_body, locked_until FROM idempotency_keys WHERE org_id = $1 AND key = $2',
     [orgId, key],
   );
   const row = rows[0];
   // Deleted between the two statements (a failed request released it): the caller may simply retry.
-  if (!row) return { kind: 'in_progress' };
+  if (!row) return { kind: 'in_progress', lockedUntil: null };
   if (row.principal_id !== principalId) return { kind: 'foreign', legacy: row.principal_id === null };
   if (!row.request_hash.equals(requestHash)) return { kind: 'mismatch' };
-  if (row.state !== 'completed') return { kind: 'in_progress' };
+  if (row.state !== 'completed') return { kind: 'in_progress', lockedUntil: row.locked_until };
   return {
     kind: 'replay',
     response: {
@@ -100,6 +102,41 @@ export async function releaseIdempotencyKey(
     `DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND principal_id = $3 AND state = 'in_progress'`,
     [orgId, key, principalId],
   );
+}
+
+/** One running claim, as its owner renews it: `claimedAt` is the claim's `created_at`, so a claim taken over meanwhile is not renewed. */
+export interface HeldClaim {
+  orgId: string;
+  key: string;
+  principalId: string;
+  claimedAt: Date;
+}
+
+/**
+ * Moves the lock of every claim in `claims` still in progress (and still the same claim) to
+ * `lockedUntil`: the owner's heartbeat. One statement for all of a process's long-running claims.
+ * @returns how many were renewed.
+ */
+export async function renewIdempotencyClaims(
+  q: Queryable,
+  claims: readonly HeldClaim[],
+  lockedUntil: Date,
+): Promise<number> {
+  if (claims.length === 0) return 0;
+  const { rowCount } = await q.query(
+    `UPDATE idempotency_keys k SET locked_until = $5
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS c(org_id, key, principal_id, created_at)
+      WHERE k.org_id = c.org_id AND k.key = c.key AND k.principal_id = c.principal_id
+        AND k.created_at = c.created_at AND k.state = 'in_progress'`,
+    [
+      claims.map((c) => c.orgId),
+      claims.map((c) => c.key),
+      claims.map((c) => c.principalId),
+      claims.map((c) => c.claimedAt),
+      lockedUntil,
+    ],
+  );
+  return rowCount ?? 0;
 }
 
 /** Deletes expired records in batches; returns how many went. (Scheduled by the jobs issue.) */

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
 import { Errors } from '../../lib/errors.ts';
 import {
+  CLAIM_LEASE_MS,
+  ClaimLeases,
   claimKey,
   openReplay,
   recordResponse,
@@ -22,6 +24,16 @@ export interface IdempotencyHandle {
   release(): Promise<void>;
 }
 
+/**
+ * `Retry-After` of a 409 `idempotency.request_in_progress`: until the running claim's lease lapses (1–lease
+ * seconds). A live owner renews it and the retry may meet it again; a dead owner's claim is free by then.
+ */
+function retryAfterSeconds(claim: { lockedUntil: Date | null }, clock: Clock, leaseMs: number): number {
+  if (!claim.lockedUntil) return 1;
+  const left = Math.ceil((claim.lockedUntil.getTime() - clock.now().getTime()) / 1000);
+  return Math.min(Math.max(left, 1), Math.ceil(leaseMs / 1000));
+}
+
 export const KEY_SHAPE = /^[\x20-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['content-type', 'location'];
 
@@ -32,11 +44,15 @@ const REPLAYED_HEADERS = ['content-type', 'location'];
  * reuse by the same principal with the same method, path and body replays it (`Idempotent-Replayed:
  * true`); a reuse by another principal (or of a record bound to none, from before binding), or with
  * anything else, is 409 `idempotency.key_reused`; a reuse while the first is still running is 409
- * `idempotency.request_in_progress`. A 5xx, or a 499 (the client went away before its answer), releases
+ * `idempotency.request_in_progress` (`Retry-After`: until the first's claim lapses). The process running
+ * a claimed request renews the claim's lease (CLAIM_LEASE_MS) while it runs: when the process dies
+ * (kill -9, a lost node) the same request retried on another node takes the claim over within the
+ * lease, not the key's retention. A 5xx, or a 499 (the client went away before its answer), releases
  * the key so a retry runs afresh.
  */
-export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buffer) {
-  const deps: IdempotencyDeps = { db, clock, ttlHours, sealKey };
+export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buffer, leaseMs = CLAIM_LEASE_MS) {
+  const deps: IdempotencyDeps = { db, clock, ttlHours, sealKey, leaseMs };
+  const leases = new ClaimLeases(db, clock, leaseMs);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('idempotency-key');
     if (key === undefined || !req.principal) return next();
@@ -52,7 +68,8 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
     const claim = await claimKey(deps, ref, fingerprint);
     if (claim.kind === 'foreign') return next(Errors.idempotencyKeyReused(claim.legacy ? 'unbound' : 'credential'));
     if (claim.kind === 'mismatch') return next(Errors.idempotencyKeyReused('request'));
-    if (claim.kind === 'in_progress') return next(Errors.idempotencyInProgress());
+    if (claim.kind === 'in_progress')
+      return next(Errors.idempotencyInProgress(retryAfterSeconds(claim, clock, leaseMs)));
     if (claim.kind === 'replay') {
       for (const [h, v] of Object.entries(claim.response.headers)) res.setHeader(h, v);
       res.setHeader('Idempotent-Replayed', 'true');
@@ -60,10 +77,15 @@ export function idempotency(db: Db, clock: Clock, ttlHours: number, sealKey: Buf
       res.status(claim.response.status).end(openReplay(deps, ref, claim.response.body));
       return;
     }
+    // Renewed while this request runs, so only a claim whose process died lapses; no longer once the
+    // claim is stored or released, or the response has closed (a handler still running after that is
+    // not waited for: its claim lapses like a dead process's).
+    const unhold = leases.hold({ orgId, key, principalId, claimedAt: claim.claimedAt });
+    res.once('close', unhold);
     // One place stores or releases this claim, for send() and for streaming handlers alike.
     const store = (status: number, headers: Record<string, string>, bytes: Buffer) =>
-      recordResponse(deps, ref, status, headers, bytes);
-    const release = () => releaseKey(deps, ref);
+      recordResponse(deps, ref, status, headers, bytes).finally(unhold);
+    const release = () => releaseKey(deps, ref).finally(unhold);
 
     // Claimed: store the response before it leaves, so an acknowledged request is always replayable.
     const send = res.send.bind(res);

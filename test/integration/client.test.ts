@@ -231,10 +231,118 @@ describe('retries (against a local server)', () => {
     expect(calls).toHaveLength(1);
   });
 
+  const gateway = (status: number) => (res: http.ServerResponse) => {
+    // HAProxy's own page: not a problem document.
+    res.writeHead(status, { 'content-type': 'text/html' });
+    res.end(`<html><body><h1>${status} Gateway</h1></body></html>`);
+  };
+
   it('answers that are not problems still throw, with the status', async () => {
-    reset((res) => (res.writeHead(502, { 'content-type': 'text/html' }), res.end('<h1>Bad gateway</h1>')));
-    const client = pkg.createClient({ baseUrl, apiKey: 'sk_live_x' });
+    reset(gateway(502));
+    const client = pkg.createClient({ baseUrl, apiKey: 'sk_live_x', retries: false });
     const err = await client.me.get().catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 502, code: 'client.unexpected_response', problem: undefined });
+  });
+
+  it("retries a balancer's 502 and 504 on a GET, and on a scan with the same Idempotency-Key", async () => {
+    reset(gateway(502), gateway(504), emptyPage);
+    const client = pkg.createClient({ baseUrl, apiKey: 'sk_live_x', retries: { baseDelayMs: 5 } });
+    expect(await client.apiKeys.list()).toEqual({ data: [], next_cursor: null });
+    expect(calls).toHaveLength(3);
+
+    const keys: (string | undefined)[] = [];
+    const seen = (res: http.ServerResponse) => keys.push(res.req.headers['idempotency-key'] as string | undefined);
+    const scanned = (res: http.ServerResponse) => {
+      seen(res);
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'scan_1' }));
+    };
+    reset(
+      (res) => (seen(res), gateway(502)(res)),
+      (res) => (seen(res), gateway(504)(res)),
+      scanned,
+    );
+    const scan = await client.scans.create({
+      kind: 'content',
+      surface: 'user_message',
+      content: { type: 'text', text: 'hi' },
+    });
+    expect(scan).toMatchObject({ id: 'scan_1' });
+    expect(keys).toHaveLength(3);
+    expect(keys[0]).toMatch(UUID);
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it("never retries a balancer's 502 on a request that is not safe to repeat (PATCH, no Idempotency-Key)", async () => {
+    reset(gateway(502));
+    const client = pkg.createClient({ baseUrl, apiKey: 'sk_live_x', retries: { baseDelayMs: 5 } });
+    const err = await client.users.update('usr_x', { role: 'member' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 502 });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('never retries our own 502 or 504 problems, even on a GET', async () => {
+    reset((res) => problem(res, 504, 'scans.deadline_exceeded'));
+    const client = pkg.createClient({ baseUrl, apiKey: 'sk_live_x', retries: { baseDelayMs: 5 } });
+    expect(await client.me.get().catch((e: unknown) => e)).toMatchObject({
+      status: 504,
+      code: 'scans.deadline_exceeded',
+    });
+    expect(calls).toHaveLength(1);
+    reset((res) => problem(res, 502, 'identity_provider.upstream_failure'));
+    expect(await client.me.get().catch((e: unknown) => e)).toMatchObject({ status: 502 });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('retries 409 idempotency.request_in_progress after its Retry-After, with the same key; another 409 is final', async () => {
+    const keys: string[] = [];
+    const inProgress = (res: http.ServerResponse) => {
+      keys.push(res.req.headers['idempotency-key'] as string);
+      problem(res, 409, 'idempotency.request_in_progress', { 'retry-after': '1' });
+    };
+    const created = (res: http.ServerResponse) => {
+      keys.push(res.req.headers['idempotency-key'] as string);
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'key_1' }));
+    };
+    reset(inProgress, created);
+    const client = pkg.createClient({ baseUrl, apiKey: 'sk_live_x', retries: { baseDelayMs: 5 } });
+    const started = Date.now();
+    expect(await client.apiKeys.create({ name: 'x', scopes: ['scans:read'] })).toMatchObject({ id: 'key_1' });
+    expect(calls).toHaveLength(2);
+    expect(calls[1]! - started).toBeGreaterThanOrEqual(950);
+    expect(keys[0]).toBe(keys[1]);
+
+    reset((res) => problem(res, 409, 'idempotency.key_reused'));
+    const err = await client.apiKeys.create({ name: 'x', scopes: ['scans:read'] }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 409, code: 'idempotency.key_reused', requestId: 'req-409' });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('retries a connection reset on a GET, never on a PATCH', async () => {
+    const reset_ = (res: http.ServerResponse) => res.socket?.destroy();
+    reset(reset_, emptyPage);
+    const client = pkg.createClient({ baseUrl, apiKey: 'sk_live_x', retries: { baseDelayMs: 5 } });
+    expect(await client.apiKeys.list()).toEqual({ data: [], next_cursor: null });
+    expect(calls).toHaveLength(2);
+    reset(reset_);
+    expect(await client.users.update('usr_x', { role: 'member' }).catch((e: unknown) => e)).toBeInstanceOf(TypeError);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('retries a refused connection on a GET up to maxRetries, then throws what fetch threw', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    let attempts = 0;
+    const client = pkg.createClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'sk_live_x',
+      retries: { maxRetries: 2, baseDelayMs: 5 },
+      fetch: (input, init) => (attempts++, fetch(input, init)),
+    });
+    expect(await client.apiKeys.list().catch((e: unknown) => e)).toBeInstanceOf(TypeError);
+    expect(attempts).toBe(3);
   });
 });

@@ -16,7 +16,8 @@ const ready: z.output<typeof readinessSchema> = { status: 'ok', checks: { databa
 
 /**
  * Liveness: `/healthz` and its older alias `/health` (no auth, no I/O). Readiness: `/readyz` also
- * checks the database and answers 503 `service.not_ready` when it cannot be reached. All of them, and
+ * checks the database and answers 503 `service.not_ready` when it cannot be reached, or once the process
+ * has started a graceful stop (SIGTERM: the balancer takes it out while it still serves). All of them, and
  * `/metrics`, are probes: never rate-limited, and they spend no address's budget. `/metrics` with a
  * token has a budget of its own, of wrong tokens per address (`checkMetricsToken`).
  */
@@ -36,6 +37,8 @@ export function healthRoutes(routes: Routes, s: AppServices): void {
     responds: { status: 200, body: readinessSchema },
     errors: [entries.notReady],
     handler: async ({ res }) => {
+      // A stopping process leaves the balancer's rotation first, and serves on until its drain (server/main.ts).
+      if (s.lifecycle.isStopping) throw Errors.notReady('The process is shutting down.');
       if (!(await databaseReady(s.db))) throw Errors.notReady('The database is unreachable.');
       res.json(ready);
     },

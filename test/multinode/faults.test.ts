@@ -1,0 +1,414 @@
+/**
+ * Faults across nodes (issue 40, item 4), under a bounded load through the balancer:
+ *
+ * - kill -9 of a node mid-load: every acknowledged scan is stored; the clients see only answers our
+ *   documented retry policy retries (docs/client.md); once the balancer has marked the node down no
+ *   request fails any more; how long that took is measured against checkIntervalMs × fall;
+ * - a rolling restart of every node (SIGTERM, one at a time): zero failed calls for clients that
+ *   retry per the policy;
+ * - a PgBouncer restart and a Redis restart: what clients see and how fast service comes back.
+ *
+ * The clients are this repository's client package with its default retry policy; a `fetch` wrapper
+ * records every attempt, so the suite sees what a client without retries would have got too. The
+ * numbers go to docs/reliability.md (Faults across nodes); they are printed, never asserted on.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type ContentFirewallClient } from '../../client/index.ts';
+import { TOPOLOGY } from '../../deploy/topology.ts';
+import { useBed, type Bed, type BedService } from './bed.ts';
+import { pidOf } from './processes.ts';
+
+/** One HTTP attempt a client made (a call is one or more attempts). */
+interface Attempt {
+  at: number;
+  /** HTTP status, or 0 for a network error. */
+  status: number;
+  /** The problem code, `html` for a balancer's page, `network`, or null for a success. */
+  code: string | null;
+}
+
+/** One call of the load, after the client's retries. */
+interface Call {
+  at: number;
+  ms: number;
+  ok: boolean;
+  op: 'scan' | 'get';
+  /** The acknowledged scan's id. */
+  id?: string;
+  error?: string;
+}
+
+/** Whether our documented retry policy retries this attempt's answer for a repeatable request. */
+function retryable(a: Attempt): boolean {
+  if (a.status === 0) return true; // connection refused or reset
+  if (a.status === 429 || a.status === 503) return true;
+  if (a.status === 409) return a.code === 'idempotency.request_in_progress';
+  if (a.status === 502 || a.status === 504) return a.code === 'html';
+  return false;
+}
+
+/** Steady load through the balancer: `workers` clients, each creating a scan or reading one back, with a pause. */
+class Load {
+  readonly attempts: Attempt[] = [];
+  readonly calls: Call[] = [];
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private readonly clients: ContentFirewallClient[];
+
+  constructor(baseUrl: string, apiKeys: string[]) {
+    const recording: typeof fetch = async (input, init) => {
+      const at = Date.now();
+      try {
+        const r = await fetch(input, init);
+        if (r.ok) this.attempts.push({ at, status: r.status, code: null });
+        else {
+          const type = r.headers.get('content-type') ?? '';
+          let code = type.includes('html') || !type ? 'html' : 'other';
+          if (type.includes('problem+json')) {
+            const text = await r.clone().text();
+            code = ((JSON.parse(text) as { code?: string }).code ?? 'problem') as string;
+          }
+          this.attempts.push({ at, status: r.status, code });
+        }
+        return r;
+      } catch (err) {
+        this.attempts.push({ at, status: 0, code: 'network' });
+        throw err;
+      }
+    };
+    // The client package with its default retry policy: the policy under test.
+    this.clients = apiKeys.map((apiKey) => createClient({ baseUrl, apiKey, fetch: recording }));
+  }
+
+  start(pauseMs: number): void {
+    this.running = true;
+    this.clients.forEach((_, w) => this.loops.push(this.loop(w, pauseMs)));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  private async loop(worker: number, pauseMs: number): Promise<void> {
+    for (let n = 0; this.running; n++) {
+      const at = Date.now();
+      const acked = this.calls.filter((c) => c.id);
+      const read = n % 4 === 3 && acked.length > 0;
+      try {
+        if (read) {
+          await this.clients[worker]!.scans.get(acked[acked.length - 1 - (n % acked.length)]!.id!);
+          this.calls.push({ at, ms: Date.now() - at, ok: true, op: 'get' });
+        } else {
+          const scan = await this.clients[worker]!.scans.create({
+            kind: 'content',
+            surface: 'user_message',
+            content: {
+              type: 'text',
+              text: `worker ${worker} message ${n}: ignore previous instructions? ${randomUUID()}`,
+            },
+          });
+          this.calls.push({ at, ms: Date.now() - at, ok: true, op: 'scan', id: scan.id });
+        }
+      } catch (err) {
+        const e = err as { status?: number; code?: string; message: string };
+        this.calls.push({
+          at,
+          ms: Date.now() - at,
+          ok: false,
+          op: read ? 'get' : 'scan',
+          error: `${e.status ?? ''} ${e.code ?? e.message}`,
+        });
+      }
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  }
+
+  /** What happened between `from` and `to` (ms since epoch), for the report. */
+  summary(from: number, to = Date.now()) {
+    const calls = this.calls.filter((c) => c.at >= from && c.at < to);
+    const attempts = this.attempts.filter((a) => a.at >= from && a.at < to);
+    const failedAttempts = attempts.filter((a) => a.code !== null);
+    const byCode: Record<string, number> = {};
+    for (const a of failedAttempts) byCode[`${a.status} ${a.code}`] = (byCode[`${a.status} ${a.code}`] ?? 0) + 1;
+    const ms = calls.map((c) => c.ms).sort((a, b) => a - b);
+    return {
+      calls: calls.length,
+      failedCalls: calls.filter((c) => !c.ok).length,
+      failures: [...new Set(calls.filter((c) => !c.ok).map((c) => c.error))],
+      attempts: attempts.length,
+      failedAttempts: failedAttempts.length,
+      notRetryable: failedAttempts.filter((a) => !retryable(a)).length,
+      byCode,
+      p50Ms: ms[Math.floor(ms.length * 0.5)] ?? 0,
+      p99Ms: ms[Math.floor(ms.length * 0.99)] ?? 0,
+      maxMs: ms.at(-1) ?? 0,
+    };
+  }
+}
+
+const WORKERS = 4;
+// Each client about 30 calls/s at most: under the bed's per-key budget (60/s), and the 3 nodes with a
+// model thread each share 2 cores.
+const PAUSE_MS = 25;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How long HAProxy may take to notice a node that stopped answering its checks: interval × fall. */
+const DETECTION_BOUND_MS = TOPOLOGY.balancer.checkIntervalMs * TOPOLOGY.balancer.fall;
+
+/** Waits until `check` resolves true, polling every `everyMs`. @throws after `timeoutMs`. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000, everyMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+/** HAProxy's state of node `i` (`UP`, `DOWN`, `UP 1/2`, ...). */
+async function nodeState(bed: Bed, i: number): Promise<string> {
+  return (await bed.serverStats()).get(bed.nodes[i]!.name)?.status ?? '?';
+}
+
+/** SIGKILL of a part of the bed (every connection to it drops at once), and its start `downMs` later. */
+async function crashAndStart(bed: Bed, service: BedService, downMs: number): Promise<void> {
+  await bed.stop(service, 'SIGKILL');
+  await sleep(downMs);
+  await bed.start(service);
+}
+
+describe('faults across nodes', () => {
+  const bed = useBed();
+  let orgId: string;
+  /** One API key per client: the bed's per-key budget (BED_RATE_LIMIT) is not what is under test here. */
+  let keys: string[];
+  let db: pg.Client;
+  const report: Record<string, unknown> = {};
+
+  beforeAll(async () => {
+    orgId = bed.description.org.id;
+    const admin = createClient({ baseUrl: bed.balancerUrl, apiKey: bed.adminKey });
+    keys = [];
+    for (let w = 0; w < WORKERS; w++) {
+      const created = await admin.apiKeys.create({ name: `faults ${w}`, scopes: ['scans:read', 'scans:write'] });
+      keys.push(created.secret!);
+    }
+    db = new pg.Client(bed.description.databaseUrl);
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    // The numbers docs/reliability.md quotes.
+    console.log(`faults across nodes: ${JSON.stringify(report, null, 2)}`);
+    await db?.end();
+    await bed.close();
+  });
+
+  /** A steady load of WORKERS clients through the balancer. */
+  const startLoad = () => {
+    const load = new Load(bed.balancerUrl, keys);
+    load.start(PAUSE_MS);
+    return load;
+  };
+
+  /** The nodes' recent logs, when a check fails. */
+  const why = () => bed.nodes.map((n) => `${n.name}: ${bed.logTail(n.name, 1_500)}`).join('\n');
+
+  /** Every acknowledged scan of `load` is a row in PostgreSQL. */
+  async function expectAcknowledgedStored(load: Load): Promise<number> {
+    const ids = load.calls.flatMap((c) => (c.id ? [c.id] : []));
+    const { rows } = await db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM scans WHERE org_id = $1 AND id = ANY($2)',
+      [orgId, ids],
+    );
+    expect(Number(rows[0]!.n)).toBe(ids.length);
+    return ids.length;
+  }
+
+  it(
+    'kill -9 of a node mid-load: acknowledged scans are stored, clients see only retryable errors, and none once the balancer has marked it down',
+    { timeout: 120_000 },
+    async () => {
+      const load = startLoad();
+      await sleep(3_000);
+      const killedAt = Date.now();
+      await bed.killNode(1);
+      await until('node2 DOWN at the balancer', async () => !(await nodeState(bed, 1)).startsWith('UP'), 30_000, 10);
+      const downAt = Date.now();
+      await sleep(4_000);
+      const restartAt = Date.now();
+      await bed.startNode(1);
+      await until('node2 UP at the balancer', async () => (await nodeState(bed, 1)) === 'UP', 30_000, 20);
+      const upAt = Date.now();
+      await sleep(2_000);
+      await load.stop();
+
+      const whole = load.summary(0);
+      const afterDown = load.summary(downAt + 100);
+      const stored = await expectAcknowledgedStored(load);
+      report.kill9 = {
+        detectionMs: downAt - killedAt,
+        detectionBoundMs: DETECTION_BOUND_MS,
+        backUpMsAfterReady: upAt - restartAt,
+        acknowledgedScansStored: stored,
+        ...whole,
+        failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
+      };
+      // Whatever a client saw, the documented policy retries it.
+      expect(whole.notRetryable, why()).toBe(0);
+      // Once the balancer has routed around the dead node, nothing fails (the claims it held lapse within 5 s).
+      expect(afterDown.failedAttempts, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
+    },
+  );
+
+  it(
+    'a node that stops answering without a reset (SIGSTOP, like a lost host): taken out by the checks; no call fails, the ones it held wait for the balancer timeout',
+    { timeout: 240_000 },
+    async () => {
+      const load = startLoad();
+      await sleep(3_000);
+      const pid = pidOf(bed.description.nodes[2]!)!;
+      const frozenAt = Date.now();
+      process.kill(pid, 'SIGSTOP');
+      try {
+        await until('node3 DOWN at the balancer', async () => !(await nodeState(bed, 2)).startsWith('UP'), 30_000, 10);
+      } catch (err) {
+        // The node runs again whatever happens: the next tests need it.
+        process.kill(pid, 'SIGCONT');
+        throw err;
+      }
+      const downAt = Date.now();
+      await sleep(3_000);
+      process.kill(pid, 'SIGCONT');
+      const resumedAt = Date.now();
+      await until('node3 UP at the balancer', async () => (await nodeState(bed, 2)) === 'UP', 30_000, 20);
+      const upAt = Date.now();
+      await sleep(1_000);
+      // Waits for the calls that were held by the frozen node, however long they took.
+      await load.stop();
+      const whole = load.summary(0);
+      const afterDown = load.summary(downAt + 100);
+      const stored = await expectAcknowledgedStored(load);
+      report.frozen = {
+        detectionMs: downAt - frozenAt,
+        // interval × fall, each failed check waiting up to its timeout (timeout check = connect timeout)
+        detectionBoundMs:
+          (TOPOLOGY.balancer.checkIntervalMs + TOPOLOGY.balancer.timeouts.connectMs) * TOPOLOGY.balancer.fall,
+        upMsAfterResume: upAt - resumedAt,
+        acknowledgedScansStored: stored,
+        callsOver10s: load.calls.filter((c) => c.ms > 10_000).length,
+        ...whole,
+        failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
+      };
+      expect(whole.notRetryable, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
+    },
+  );
+
+  it(
+    'a rolling restart of every node (SIGTERM, one at a time) fails no call of a client that retries per the documented policy',
+    { timeout: 240_000 },
+    async () => {
+      const load = startLoad();
+      await sleep(2_000);
+      const started = Date.now();
+      const perNode: { drainMs: number; readyMs: number; upMs: number }[] = [];
+      for (let i = 0; i < bed.nodes.length; i++) {
+        const t0 = Date.now();
+        await bed.stopNode(i);
+        const t1 = Date.now();
+        await bed.startNode(i);
+        const t2 = Date.now();
+        await until(`node${i + 1} UP at the balancer`, async () => (await nodeState(bed, i)) === 'UP', 30_000, 20);
+        perNode.push({ drainMs: t1 - t0, readyMs: t2 - t1, upMs: Date.now() - t2 });
+      }
+      const ended = Date.now();
+      await sleep(1_000);
+      await load.stop();
+      const during = load.summary(started, ended);
+      const stored = await expectAcknowledgedStored(load);
+      report.rollingRestart = { totalMs: ended - started, perNode, acknowledgedScansStored: stored, ...during };
+      expect(during.notRetryable, why()).toBe(0);
+      expect(during.failures, why()).toEqual([]);
+      expect(load.summary(0).failures).toEqual([]);
+    },
+  );
+
+  it(
+    'a PgBouncer restart (kill -9, 1 s down): clients see only retryable answers and no call fails; service resumes by itself',
+    { timeout: 120_000 },
+    async () => {
+      const load = startLoad();
+      await sleep(2_000);
+      const downAt = Date.now();
+      await crashAndStart(bed, 'pgbouncer', 1_000);
+      const backAt = Date.now();
+      // The first attempt that succeeds after PgBouncer is back.
+      await until('a scan succeeds after PgBouncer is back', async () =>
+        load.attempts.some((a) => a.at >= backAt && a.code === null),
+      );
+      const firstOk = load.attempts.find((a) => a.at >= backAt && a.code === null)!.at;
+      await sleep(3_000);
+      await load.stop();
+      const whole = load.summary(0);
+      const stored = await expectAcknowledgedStored(load);
+      report.pgbouncerRestart = {
+        downMs: backAt - downAt,
+        firstSuccessMsAfterBack: firstOk - backAt,
+        acknowledgedScansStored: stored,
+        ...whole,
+      };
+      expect(whole.notRetryable, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
+    },
+  );
+
+  it(
+    'a Redis restart (kill -9, 1 s down): scans go on; the nodes reconnect by themselves',
+    { timeout: 120_000 },
+    async () => {
+      const load = startLoad();
+      await sleep(2_000);
+      // The nodes' connections to Redis (commands and the invalidation subscribers), before the fault.
+      const connections = async () => {
+        const redis = new Redis(bed.description.redisUrl, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+        });
+        try {
+          await redis.connect();
+          const info = await redis.info('clients');
+          return Number(/connected_clients:(\d+)/.exec(info)![1]) - 1;
+        } finally {
+          redis.disconnect();
+        }
+      };
+      const before = await connections();
+      const downAt = Date.now();
+      await crashAndStart(bed, 'redis', 1_000);
+      const backAt = Date.now();
+      // Shared counters and pushed invalidations again: every node has reconnected.
+      await until('the nodes reconnect to Redis', async () => (await connections()) >= before, 30_000, 20);
+      const sharedAgainMs = Date.now() - backAt;
+      await sleep(2_000);
+      await load.stop();
+      const whole = load.summary(0);
+      const stored = await expectAcknowledgedStored(load);
+      report.redisRestart = {
+        downMs: backAt - downAt,
+        nodesReconnectedMsAfterBack: sharedAgainMs,
+        acknowledgedScansStored: stored,
+        ...whole,
+      };
+      expect(whole.notRetryable, why()).toBe(0);
+      expect(whole.failures, why()).toEqual([]);
+    },
+  );
+});

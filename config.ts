@@ -21,6 +21,7 @@ export const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   DATABASE_POOL_MAX: int(1, 500).default(20),
+  DATABASE_POOLER: z.enum(['auto', 'none', 'transaction']).default('auto'),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   REDIS_KEY_PREFIX: z.string().default('cf:'),
@@ -117,7 +118,10 @@ export const CONFIG_DESCRIPTIONS: { readonly [K in keyof RawConfig]: string } = 
   HOST: 'Listen address: loopback only by default. Set `0.0.0.0`, `::` or an interface address to accept other hosts (in a container, or behind a proxy on another host; docs/decisions/0013-safe-network-defaults.md).',
   DATABASE_URL:
     'PostgreSQL connection string (PostgreSQL 13 or later; the role must be able to create tables: migrations run at start). Unset: the embedded PostgreSQL under `DATA_DIR`.',
-  DATABASE_POOL_MAX: 'Database connections per process (the job scheduler holds one of them for `LISTEN`).',
+  DATABASE_POOL_MAX:
+    'Database connections per process (the job scheduler holds one of them for `LISTEN`, except behind a transaction pooler).',
+  DATABASE_POOLER:
+    "What sits between the service and PostgreSQL. `transaction`: a transaction-pooling PgBouncer (or another pooler that may run each transaction on another server connection): no named prepared statements, no `LISTEN` (the job scheduler polls), nothing that outlives a transaction. `none`: a direct connection or a session-mode pooler. `auto`: probe `DATABASE_URL` at start and log the choice; a named statement that still fails as a pooler's would (26000/42P05) switches the pool to unnamed statements. The embedded database is `none` (docs/operators/pgbouncer.md).",
   DATA_DIR:
     "The embedded PostgreSQL cluster and its port/password record, `secret.key`, and local evidence files: with the temp folder's tsx compile cache, the only place the service writes. Back it up (docs/operators/backup.md).",
   REDIS_URL:

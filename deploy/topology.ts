@@ -12,6 +12,8 @@
 export interface BalancerTopology {
   /** Port clients connect to. */
   port: number;
+  /** Connections HAProxy holds at once (its global `maxconn`; it needs about twice as many file descriptors). */
+  maxConnections: number;
   /** Readiness probe the balancer polls on every node. */
   checkPath: string;
   /** Milliseconds between two checks of one node. */
@@ -60,6 +62,7 @@ export interface Topology {
 export const TOPOLOGY: Topology = {
   balancer: {
     port: 8080,
+    maxConnections: 4_096,
     checkPath: '/readyz',
     checkIntervalMs: 1_000,
     fall: 2,

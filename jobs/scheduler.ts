@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Db } from '../store/db.ts';
+import { poolerOf } from '../store/pooler.ts';
 import { releaseUnstartedJobLocks } from '../store/jobs.ts';
 import type { JobContext, JobMetrics, JobModule } from './job.ts';
 import { JOBS } from './registry.ts';
@@ -28,7 +29,7 @@ export interface JobsDeps {
 export interface JobsOptions {
   /** The jobs to schedule; default the registry. Tests pass their own. */
   jobs?: readonly JobModule[];
-  /** How often Agenda looks for due jobs (ms; default 5000). New jobs are also announced at once over LISTEN/NOTIFY. */
+  /** How often Agenda looks for due jobs (ms; default 5000). New jobs are also announced at once over LISTEN/NOTIFY, except behind a transaction pooler. */
   processEvery?: number;
   /** The longest stop() waits for running jobs (ms; default SHUTDOWN_TIMEOUT_MS). */
   drainTimeoutMs?: number;
@@ -62,7 +63,8 @@ export class JobFailedError extends Error {
  * the backend runs with ensureSchema off). Each job is registered with `agenda.every` under its
  * stable name, an upsert of one row, so restarts and N processes leave one row per job and keep its
  * schedule; Agenda's row lock (FOR UPDATE SKIP LOCKED) makes each due run execute in one process.
- * Holds one pool connection for LISTEN while started.
+ * Holds one pool connection for LISTEN while started, except behind a transaction pooler
+ * (DATABASE_POOLER: notifications off, new jobs are found by polling every processEvery).
  */
 export async function startJobs(deps: JobsDeps, options: JobsOptions = {}): Promise<Jobs> {
   const jobs = options.jobs ?? JOBS;
@@ -71,7 +73,12 @@ export async function startJobs(deps: JobsDeps, options: JobsOptions = {}): Prom
   // instances never hear each other), and last_modified_by shows which process locked a row.
   const name = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const dueAt = new Map<string, Date>();
-  const backend = new PostgresBackend({ pool: deps.db, ensureSchema: false });
+  // Behind a transaction pooler LISTEN would hold a server connection it cannot keep: poll only.
+  const backend = new PostgresBackend({
+    pool: deps.db,
+    ensureSchema: false,
+    disableNotifications: poolerOf(deps.db) === 'transaction',
+  });
   const stopChannelWatch = keepNotificationsAlive(backend, deps.logger);
   const agenda = new Agenda({
     backend: recordingDueTimes(backend, dueAt),

@@ -74,6 +74,7 @@ async function main(): Promise<void> {
         port: portOf(server, config.PORT),
         ...(legacy ? { legacy_port: portOf(legacy, config.LEGACY_PORT!) } : {}),
         database: runtime.embedded ? 'embedded' : 'DATABASE_URL',
+        database_pooler: runtime.pooler,
         redis: Boolean(runtime.redis),
         deployment_mode: config.DEPLOYMENT_MODE,
       },

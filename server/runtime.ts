@@ -9,6 +9,7 @@ import { createRedis, waitForRedis, type Redis } from '../lib/redis.ts';
 import { createPool, type Db } from '../store/db.ts';
 import { EmbeddedPostgres, type EmbeddedHandle } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
+import { resolvePooler, type Pooler } from '../store/pooler.ts';
 import { checkSecretFingerprint } from '../store/secret-check.ts';
 
 // The longest close() waits for checked-out database connections before it goes on regardless.
@@ -20,6 +21,8 @@ export interface Runtime {
   redis: Redis | null;
   keyring: Keyring;
   embedded: EmbeddedHandle | null;
+  /** The connection pooler the pool was made for (DATABASE_POOLER, resolved at start). */
+  pooler: Pooler;
   /** Closes the pool and Redis, and stops the embedded cluster if this process started it. */
   close(): Promise<void>;
 }
@@ -78,8 +81,30 @@ export async function openRuntime(
     // The server owns its database: if the postmaster dies, start it again (the CLI's runs are too short to need it).
     if (options.superviseEmbedded) embedded.supervise();
   }
-  const db = createPool(url, config.DATABASE_POOL_MAX, (err) =>
-    logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'),
+  let pooler: Pooler = 'none';
+  // The embedded cluster is ours and direct; a DATABASE_URL may be a pooler (auto: probe it).
+  if (!embedded) {
+    const resolved = await resolvePooler(config.DATABASE_POOLER, url);
+    pooler = resolved.pooler;
+    logger.info(
+      { pooler, setting: config.DATABASE_POOLER, evidence: resolved.evidence },
+      pooler === 'transaction'
+        ? 'database pooler: transaction pooling (unnamed statements, no LISTEN)'
+        : 'database pooler: none (named statements)',
+    );
+  }
+  const db = createPool(
+    url,
+    config.DATABASE_POOL_MAX,
+    (err) => logger.warn({ err: err.message }, 'database connection lost (the pool reconnects on demand)'),
+    {
+      pooler,
+      onUnnamedFallback: (err) =>
+        logger.warn(
+          { err: err.message, code: (err as { code?: string }).code },
+          'database pooler: a named statement met another server connection; using unnamed statements from now on (set DATABASE_POOLER=transaction)',
+        ),
+    },
   );
   try {
     const applied = await migrate(db);
@@ -105,6 +130,7 @@ export async function openRuntime(
     redis,
     keyring,
     embedded,
+    pooler,
     close: async () => {
       // Bounded: a connection someone never released must not keep the embedded cluster running.
       const ended = db.end().catch((err: Error) => logger.error({ err: err.message }, 'closing the pool failed'));

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { poolerClient, setStatementMode, type Pooler } from './pooler.ts';
 
 /** Anything that runs a query: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
@@ -8,6 +9,18 @@ export type Db = pg.Pool;
 // int8 counts come back as numbers; they never exceed 2^53 here.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
+export interface PoolOptions {
+  /**
+   * What sits between us and PostgreSQL (DATABASE_POOLER, resolved: store/pooler.ts). `transaction`:
+   * every statement goes unnamed (no server-side prepared statement outlives its transaction).
+   */
+  pooler?: Pooler;
+  /** false: unnamed statements even without a pooler (the scan-insert benchmark's comparison). */
+  namedStatements?: boolean;
+  /** Told once when a named statement met a pooler (26000/42P05) and the pool went unnamed. */
+  onUnnamedFallback?: (err: Error) => void;
+}
+
 /**
  * Creates the connection pool. A connection that breaks (PostgreSQL restarted, killed, or shut down
  * with `pg_ctl stop -m fast`: error 57P01 on every open connection) is reported to `onError` and
@@ -15,9 +28,25 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
  * while a client is checked out, so without a listener of our own an error on a checked-out client
  * (a transaction, a LISTEN connection) is an unhandled `'error'` event that kills the process.
  * The query that was running on it rejects, and the pool opens a fresh connection for the next one.
+ * Named statements go unnamed behind a transaction pooler (`options.pooler`; store/pooler.ts).
  */
-export function createPool(connectionString: string, max: number, onError: (err: Error) => void): Db {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+export function createPool(
+  connectionString: string,
+  max: number,
+  onError: (err: Error) => void,
+  options: PoolOptions = {},
+): Db {
+  const pooler = options.pooler ?? 'none';
+  const mode = { pooler, named: pooler === 'none' && options.namedStatements !== false };
+  const Client = poolerClient(mode, options.onUnnamedFallback ?? (() => undefined));
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    Client,
+  });
+  setStatementMode(pool, mode);
   pool.on('error', onError);
   pool.on('connect', (client) => client.on('error', onError));
   return pool;

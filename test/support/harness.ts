@@ -14,6 +14,7 @@ import { createRedis, waitForRedis, type Redis } from '../../lib/redis.ts';
 import { createApiKey, type CreateKeyInput } from '../../services/api-keys.ts';
 import { createOrganization } from '../../services/organizations.ts';
 import { createPool, type Db } from '../../store/db.ts';
+import { resolvePooler } from '../../store/pooler.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { startScanning, type Scanning } from '../../server/scanning.ts';
 import { startJobs, type Jobs } from '../../jobs/scheduler.ts';
@@ -114,7 +115,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     config.LOG_LEVEL,
     sink ? new Writable({ write: (chunk, _enc, done) => (sink.push(String(chunk)), done()) }) : undefined,
   );
-  const db = createPool(config.DATABASE_URL!, 5, () => undefined);
+  // As the server does (server/runtime.ts): DATABASE_POOLER, `auto` probed.
+  const { pooler } = await resolvePooler(config.DATABASE_POOLER, config.DATABASE_URL!);
+  const db = createPool(config.DATABASE_URL!, 5, () => undefined, { pooler });
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, () => undefined) : null;
   const metrics = createMetrics(config.METRICS_ENABLED);
   const scanning = await startScanning(config, metrics, logger, { allowCrashTask: opts.allowCrashTask ?? false });

@@ -13,11 +13,13 @@ import { buildKeyring } from '../../lib/crypto.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { startScanning } from '../../server/scanning.ts';
 import { createPool } from '../../store/db.ts';
+import { resolvePooler } from '../../store/pooler.ts';
 
 const config = loadConfig(process.env);
 const clock = new ManualClock(process.env.CHILD_CLOCK!);
 const logger = createLogger(config.LOG_LEVEL);
-const db = createPool(config.DATABASE_URL!, 4, () => undefined);
+const { pooler } = await resolvePooler(config.DATABASE_POOLER, config.DATABASE_URL!);
+const db = createPool(config.DATABASE_URL!, 4, () => undefined, { pooler });
 const metrics = createMetrics(false);
 const scanning = await startScanning(config, metrics, logger);
 const built = startApplication({

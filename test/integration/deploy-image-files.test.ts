@@ -11,12 +11,14 @@ import { TOPOLOGY } from '../../deploy/topology.ts';
 import { freePort } from '../../benchmarks/processes.ts';
 import { isolatedDatabase, TEST_MASTER_SECRET } from '../support/harness.ts';
 import { collectLogLines } from '../support/child-logs.ts';
+import { PgBouncer, pgbouncerInstalled } from '../support/pgbouncer.ts';
 
 // No container runtime runs here, so the image is never built. What this proves instead: the files
 // deploy/Dockerfile's runtime stage copies (node_modules from its deps stage, whose `npm ci --omit=dev`
 // and pruning run for real) are enough to run the service. They are laid out in a temp folder outside
 // the checkout (no fallback on its node_modules) and started with the image's ENV and CMD, on the real
-// PostgreSQL and Redis.
+// PostgreSQL (through a real PgBouncer in transaction mode, as compose and Kubernetes run it, where
+// Debian's pgbouncer is installed) and Redis.
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const execFileAsync = promisify(execFile);
@@ -28,6 +30,7 @@ let base: string;
 let env: Record<string, string>;
 const lines: { msg?: string; level?: number }[] = [];
 let startedInMs = 0;
+let pgbouncer: PgBouncer | undefined;
 
 beforeAll(async () => {
   if (!existsSync(path.join(ROOT, 'dist', 'dashboard', 'index.html'))) {
@@ -40,13 +43,15 @@ beforeAll(async () => {
     // npm needs a PATH and a cache; prefer-offline reuses the packages this machine's npm ci fetched.
     runEnv: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.homedir(), npm_config_prefer_offline: 'true' },
   });
+  const databaseUrl = await isolatedDatabase();
+  if (pgbouncerInstalled()) pgbouncer = await PgBouncer.start({ poolMode: 'transaction' });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   // The image's environment plus what an operator supplies; nothing else of this process's.
   env = {
     ...layout.env,
     PATH: process.env.PATH ?? '',
-    DATABASE_URL: await isolatedDatabase(),
+    DATABASE_URL: pgbouncer ? pgbouncer.through(databaseUrl) : databaseUrl,
     REDIS_URL: inject('redisUrl'),
     REDIS_KEY_PREFIX: `cf_test_${randomBytes(4).toString('hex')}:`,
     SECRET_KEY: TEST_MASTER_SECRET,
@@ -55,7 +60,8 @@ beforeAll(async () => {
     PORT: String(port),
     DATA_DIR: path.join(target, 'data'),
     WORKER_THREADS: '1',
-    DATABASE_POOLER: 'none', // straight to PostgreSQL here (no PgBouncer in this test)
+    // The topology's `transaction` behind PgBouncer; straight to PostgreSQL without one.
+    ...(pgbouncer ? {} : { DATABASE_POOLER: 'none' }),
   };
   const [command, ...args] = layout.cmd;
   expect(command).toBe('node');
@@ -76,11 +82,14 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  console.log(`deploy image files: ready ${startedInMs} ms after the start`);
+  console.log(
+    `deploy image files: ready ${startedInMs} ms after the start, ${pgbouncer ? 'through PgBouncer (transaction)' : 'straight to PostgreSQL (no pgbouncer installed)'}`,
+  );
   if (server && server.exitCode === null) {
     server.kill('SIGTERM');
     await exited;
   }
+  await pgbouncer?.stop();
   if (target) rmSync(target, { recursive: true, force: true });
 });
 

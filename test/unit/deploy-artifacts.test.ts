@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,13 @@ it('a change to the topology makes them stale', () => {
   expect(staleFiles(REPO_ROOT, renderAll(changed))).toEqual(
     expect.arrayContaining(['deploy/compose.yaml', 'deploy/kubernetes/content-firewall.yaml']),
   );
+});
+
+const haproxyInstalled = spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
+
+it.skipIf(!haproxyInstalled)("HAProxy (Debian's, as the test bed runs it) accepts the compose haproxy.cfg", () => {
+  const file = path.join(REPO_ROOT, 'deploy', 'haproxy', 'haproxy.cfg');
+  expect(() => execFileSync('haproxy', ['-dW', '-c', '-q', '-f', file], { stdio: 'pipe' })).not.toThrow();
 });
 
 it('every static check passes on the committed files', () => {

@@ -514,8 +514,10 @@ export function checkKubernetes(root: string, topology: Topology): string[] {
   if (env.SHUTDOWN_READINESS_DELAY_MS !== String(readinessDelayMs) || env.SHUTDOWN_TIMEOUT_MS !== String(timeoutMs)) {
     problems.push('ConfigMap content-firewall-env: the shutdown timings differ from the topology');
   }
-  for (const [k, v] of Object.entries(service.env))
-    if (env[k] !== v) problems.push(`ConfigMap content-firewall-env: ${k}`);
+  for (const [k, v] of Object.entries(service.env)) {
+    // TRUST_PROXY: no balancer replaces X-Forwarded-For in front of a Kubernetes Service.
+    if (k === 'TRUST_PROXY' ? env[k] !== 'false' : env[k] !== v) problems.push(`ConfigMap content-firewall-env: ${k}`);
+  }
   const pdb = objects.find((o) => o.kind === 'PodDisruptionBudget');
   const pdbSpec = pdb?.spec as
     { maxUnavailable?: number; selector: { matchLabels: Record<string, string> } } | undefined;

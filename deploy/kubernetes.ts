@@ -153,7 +153,8 @@ function serviceObjects(topology: Topology, image: string): KubernetesObject[] {
   return [
     new ConfigMap({
       metadata: { name: `${NAME}-env`, labels: labels(NAME, 'api') },
-      data: serviceEnvironment(topology),
+      // No HAProxy here to replace X-Forwarded-For: trust it only once your ingress overwrites it.
+      data: { ...serviceEnvironment(topology), TRUST_PROXY: 'false' },
     }),
     new Service({
       metadata: { name: NAME, labels: labels(NAME, 'api') },

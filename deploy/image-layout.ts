@@ -5,8 +5,9 @@
  *
  * - The `deps` stage runs for real: its COPYs from the context, then its RUN lines in a shell in a
  *   folder of its own, with its ENV (less the npm self-upgrade: this machine's npm is checked instead).
- * - The `build` stage is not run again: its output is the checkout's own `npm run build` (the same
- *   command), so its WORKDIR maps to the checkout.
+ * - The `build` stage is not run again by default: its output is the checkout's own `npm run build`
+ *   (the same command), so its WORKDIR maps to the checkout. `runBuildStage` runs it as the deps stage
+ *   is run (every dependency, then the build, from the context .dockerignore leaves: about a minute).
  * - The runtime stage's COPYs then fill the target folder from the context, `build` and `deps`.
  */
 import { execFileSync } from 'node:child_process';
@@ -36,7 +37,14 @@ const NPM_SELF_UPGRADE = /^npm install -g npm@(\S+)$/;
  */
 export function layOutImage(
   parsed: ParsedDockerfile,
-  opts: { context: string; target: string; runtimeStage?: string; runEnv?: Record<string, string> },
+  opts: {
+    context: string;
+    target: string;
+    runtimeStage?: string;
+    runEnv?: Record<string, string>;
+    /** Run the `build` stage too (its npm ci of every dependency and npm run build: about a minute). */
+    runBuildStage?: boolean;
+  },
 ): ImageLayout {
   const ignorePath = path.join(opts.context, '.dockerignore');
   const ignore = new DockerIgnore(existsSync(ignorePath) ? readFileSync(ignorePath, 'utf8') : '');
@@ -45,29 +53,32 @@ export function layOutImage(
   const deps = stageNamed(parsed, 'deps');
   const runtime = stageNamed(parsed, opts.runtimeStage ?? 'runtime');
   const stageRoots = new Map<string, { stage: DockerStage; root: string }>([
-    ['build', { stage: build, root: opts.context }],
+    ['build', { stage: build, root: opts.runBuildStage ? path.join(opts.target, 'build') : opts.context }],
     ['deps', { stage: deps, root: path.join(opts.target, 'deps') }],
   ]);
 
-  // deps: COPY from the context, then RUN.
-  const depsRoot = stageRoots.get('deps')!.root;
-  mkdirSync(depsRoot, { recursive: true });
-  const depsEnv = { ...opts.runEnv, ...stageEnv(deps), TARGETARCH: process.arch === 'x64' ? 'amd64' : process.arch };
-  for (const s of deps.steps) {
-    if (s.kind === 'COPY') {
-      if (s.from) throw new Error(`Dockerfile:${s.line}: the deps stage copies only from the context`);
-      copyAll(s.sources, fromContext, inStage(depsRoot, stageWorkdir(deps), s.dest, s.line), s.line);
-    } else if (s.kind === 'RUN') {
-      const upgrade = NPM_SELF_UPGRADE.exec(s.shell.trim());
-      if (upgrade) {
-        const mine = execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim();
-        if (mine !== upgrade[1])
-          throw new Error(`Dockerfile:${s.line}: the image runs npm ${upgrade[1]}, this machine ${mine}`);
-        continue;
+  /** A stage's COPYs from the context and its RUN lines, in order, in a folder of its own. */
+  const runStage = (stage: DockerStage, root: string): void => {
+    mkdirSync(root, { recursive: true });
+    const env = { ...opts.runEnv, ...stageEnv(stage), TARGETARCH: process.arch === 'x64' ? 'amd64' : process.arch };
+    for (const s of stage.steps) {
+      if (s.kind === 'COPY') {
+        if (s.from) throw new Error(`Dockerfile:${s.line}: the ${stage.name} stage copies only from the context`);
+        copyAll(s.sources, fromContext, inStage(root, stageWorkdir(stage), s.dest, s.line), s.line);
+      } else if (s.kind === 'RUN') {
+        const upgrade = NPM_SELF_UPGRADE.exec(s.shell.trim());
+        if (upgrade) {
+          const mine = execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim();
+          if (mine !== upgrade[1])
+            throw new Error(`Dockerfile:${s.line}: the image runs npm ${upgrade[1]}, this machine ${mine}`);
+          continue;
+        }
+        execFileSync('sh', ['-c', s.shell], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
       }
-      execFileSync('sh', ['-c', s.shell], { cwd: depsRoot, env: depsEnv, stdio: ['ignore', 'ignore', 'pipe'] });
     }
-  }
+  };
+  if (opts.runBuildStage) runStage(build, stageRoots.get('build')!.root);
+  runStage(deps, stageRoots.get('deps')!.root);
 
   // runtime: its COPYs.
   const appDir = path.join(opts.target, 'app');

@@ -78,8 +78,9 @@ export function renderHaproxyConfig(topology: Topology, opts: HaproxyOptions): s
     `    timeout connect ${balancer.timeouts.connectMs}ms`,
     `    timeout client ${balancer.timeouts.clientMs}ms`,
     `    timeout server ${balancer.timeouts.serverMs}ms`,
-    // An SSE stream (a streamed scan) is one long response: once HAProxy sees it as a tunnel the
-    // client/server timeouts give way to this one.
+    // An upgraded connection (WebSocket, CONNECT) lives by this one instead of client/server. An SSE
+    // stream (a streamed scan) is an ordinary response: `timeout server` bounds the silence between
+    // two of its events, and a streamed scan ends within SCAN_DEADLINE_MS anyway.
     `    timeout tunnel ${balancer.timeouts.tunnelMs}ms`,
     `    timeout http-request ${Math.min(balancer.timeouts.clientMs, 10_000)}ms`,
     `    timeout http-keep-alive ${Math.min(balancer.timeouts.clientMs, 10_000)}ms`,

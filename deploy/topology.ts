@@ -74,7 +74,7 @@ export const TOPOLOGY: Topology = {
     fall: 2,
     rise: 2,
     retries: 3,
-    // tunnel: an SSE stream (a streamed scan) is one long response
+    // tunnel: upgraded connections; an SSE stream (a streamed scan) lives under serverMs between events
     timeouts: { connectMs: 2_000, clientMs: 60_000, serverMs: 60_000, tunnelMs: 3_600_000 },
   },
   service: {

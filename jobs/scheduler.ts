@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agenda, type AgendaBackend, type Job, type JobRepository } from 'agenda';
+import { Agenda, InMemoryNotificationChannel, type AgendaBackend, type Job, type JobRepository } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -73,15 +73,14 @@ export async function startJobs(deps: JobsDeps, options: JobsOptions = {}): Prom
   // instances never hear each other), and last_modified_by shows which process locked a row.
   const name = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const dueAt = new Map<string, Date>();
-  // Behind a transaction pooler LISTEN would hold a server connection it cannot keep: poll only.
-  const backend = new PostgresBackend({
-    pool: deps.db,
-    ensureSchema: false,
-    disableNotifications: poolerOf(deps.db) === 'transaction',
-  });
+  // Behind a transaction pooler LISTEN cannot work (its server connection goes back to the pool after
+  // the statement): other processes' new jobs are found by polling, this process's own at once (in memory).
+  const pooled = poolerOf(deps.db) === 'transaction';
+  const backend = new PostgresBackend({ pool: deps.db, ensureSchema: false, disableNotifications: pooled });
   const stopChannelWatch = keepNotificationsAlive(backend, deps.logger);
   const agenda = new Agenda({
     backend: recordingDueTimes(backend, dueAt),
+    ...(pooled ? { notificationChannel: new InMemoryNotificationChannel() } : {}),
     name,
     processEvery: options.processEvery ?? 5_000,
     defaultLockLifetime: LOCK_LIFETIME_MS,

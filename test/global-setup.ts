@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../store/migrate.ts';
 import { createPool } from '../store/db.ts';
+import type { Pooler } from '../store/pooler.ts';
+import { PgBouncer } from './support/pgbouncer.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,6 +14,12 @@ declare module 'vitest' {
     redisUrl: string;
     /** A migrated database nobody connects to: `isolatedDatabase()` copies it for tests that need a database of their own. */
     templateDatabaseUrl: string;
+    /** The run's database on the PostgreSQL server itself, never through PgBouncer (pg_dump, restore drills). */
+    directDatabaseUrl: string;
+    /** The PgBouncer port of a `TEST_PGBOUNCER=1` run (0: none): `databaseUrl` and isolated copies go through it. */
+    pgbouncerPort: number;
+    /** DATABASE_POOLER for the run's apps: `transaction` behind PgBouncer, else the default `auto`. */
+    databasePooler: Pooler | 'auto';
   }
 }
 
@@ -20,6 +28,9 @@ declare module 'vitest' {
  * local one), migrated once; dropped at the end. Redis (TEST_REDIS_URL) must answer PING. The
  * compiled build is made afresh from the sources under test (about a second): the tests that start
  * the binary or `npm start` run what ships, never a stale dist/app.
+ * With TEST_PGBOUNCER=1 (`npm run test:pgbouncer`) a real PgBouncer in transaction pooling mode
+ * (test/support/pgbouncer.ts) sits in front of the server, `databaseUrl` points through it and the
+ * apps run with DATABASE_POOLER=transaction; `directDatabaseUrl` stays on the server itself.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync('npm', ['run', '-s', 'build:app'], { stdio: 'inherit' });
@@ -55,11 +66,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await redis.ping();
   redis.disconnect();
 
-  project.provide('databaseUrl', databaseUrl);
+  const bouncer = process.env.TEST_PGBOUNCER === '1' ? await PgBouncer.start({ poolSize: 20 }) : null;
+  project.provide('databaseUrl', bouncer ? bouncer.through(databaseUrl) : databaseUrl);
+  project.provide('directDatabaseUrl', databaseUrl);
+  project.provide('pgbouncerPort', bouncer?.port ?? 0);
+  project.provide('databasePooler', bouncer ? 'transaction' : 'auto');
   project.provide('redisUrl', redisUrl);
   project.provide('templateDatabaseUrl', templateUrl);
 
   return async () => {
+    await bouncer?.stop();
     const c = new pg.Client(serverUrl);
     await c.connect();
     // The run's database, the template and every isolated copy.

@@ -9,7 +9,7 @@ import { JobFailedError, startJobs, type Jobs, type JobsOptions } from '../../jo
 import { ManualClock } from '../../lib/clock.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createPool, type Db } from '../../store/db.ts';
-import { buildOrg, call, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
+import { buildOrg, call, startTestApp, testPooler, type TestApp, type TestOrg } from '../support/harness.ts';
 
 const DAY = 86_400_000;
 // Years before any other test file's clock: the system jobs here cross organizations, so nothing
@@ -54,7 +54,7 @@ const getScan = (id: string) => call(app, 'GET', `/v1/scans/${id}`, { key: org.a
 // Other schedulers on the same database stand for other processes of one deployment.
 const opened: { jobs: Jobs; pool: Db }[] = [];
 async function scheduler(options: JobsOptions = {}, m: Metrics = createMetrics(false)): Promise<Jobs> {
-  const pool = createPool(inject('databaseUrl'), 3, () => undefined);
+  const pool = createPool(inject('databaseUrl'), 3, () => undefined, { pooler: testPooler() });
   const jobs = await startJobs(
     { db: pool, clock, logger: createLogger('silent'), metrics: m, config: app.config },
     { processEvery: 200, ...options },

@@ -23,7 +23,8 @@ const clientTools = ['pg_dump', 'pg_restore', 'psql'].every(hasTool);
 
 /** The PostgreSQL server of the test database, without a database name: the drill creates its own two. */
 function serverUrl(): string {
-  const url = new URL(inject('databaseUrl'));
+  // Always the server itself: pg_dump and psql set session state a transaction pooler would hand to other clients.
+  const url = new URL(inject('directDatabaseUrl'));
   url.pathname = '';
   url.search = '';
   return url.toString();

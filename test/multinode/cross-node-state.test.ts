@@ -46,7 +46,7 @@ describe('per-key rate limits hold across nodes', () => {
     for (let attempt = 1; ; attempt++) {
       const key = await mintKey(bed.adminKey, ['scans:read']);
       const untilNext = windowMs - (Date.now() % windowMs);
-      if (untilNext < windowMs * 0.8) await sleep(untilNext + 20);
+      if (untilNext < windowMs / 2) await sleep(untilNext + 20);
       const firstSent = Date.now();
       const { result: statuses, perNode } = await spread(bed, () =>
         inPool(Array.from({ length: limit + extra }), 16, async () => {
@@ -166,5 +166,33 @@ describe('policy changes', () => {
     });
     bed.measure('policy.created_seen_after_ms', seen);
     bed.measure('policy.changed_seen_after_ms', seenChange);
+  });
+});
+
+describe('client addresses behind the balancer', () => {
+  it("a spoofed X-Forwarded-For does not escape the per-address budget: HAProxy replaces it with the client's address", async () => {
+    const windowMs = BED_RATE_LIMIT.windowSeconds * 1000;
+    // RATE_LIMIT_UNAUTHENTICATED_REQUESTS (600 by default) per address per window, summed over nodes.
+    const limit = 600;
+    for (let attempt = 1; ; attempt++) {
+      const untilNext = windowMs - (Date.now() % windowMs);
+      if (untilNext < windowMs / 2) await sleep(untilNext + 20);
+      const firstSent = Date.now();
+      const statuses = await inPool(Array.from({ length: limit + 50 }), 16, async (_, i) => {
+        // Each request claims another client address; a node trusting it would give each its own budget.
+        const spoofed = `198.51.100.${i % 250}, 203.0.113.${i % 200}`;
+        return (await call(lb, 'GET', '/v1/me', { headers: { 'x-forwarded-for': spoofed } })).status;
+      });
+      if (Math.floor(firstSent / windowMs) !== Math.floor(Date.now() / windowMs)) {
+        if (attempt < 3) continue;
+        throw new Error('the burst never fit in one rate-limit window');
+      }
+      expect(statuses.filter((s) => s === 401)).toHaveLength(limit);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(50);
+      // The test process's address has spent its budget: later requests without a valid key (a
+      // revoked one) would be answered 429 before 401 until the window ends.
+      await sleep(windowMs - (Date.now() % windowMs) + 20);
+      return;
+    }
   });
 });

@@ -19,7 +19,7 @@ import { renderPgbouncerIni, renderPgbouncerUserlist } from '../../deploy/pgboun
 import { TOPOLOGY } from '../../deploy/topology.ts';
 import { BED_RATE_LIMIT, type BedDescription } from './bed.ts';
 import { attach, createBridge, createNamespace, destroyNamespace, SUBNET_PREFIX } from './namespaces.ts';
-import { startProcess, waitForPort, waitUntil, type ProcessSpec } from './processes.ts';
+import { startProcess, stopProcess, waitForPort, waitUntil, type ProcessSpec } from './processes.ts';
 import { makeTls } from './tls.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -46,7 +46,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const runDir = `/tmp/${prefix}`;
   const namespaces: string[] = [];
+  const graceful: ProcessSpec[] = [];
   const teardown = async () => {
+    // PostgreSQL shuts down (fast) rather than being killed, so it leaves no shared memory behind.
+    for (const spec of graceful) await stopProcess(spec, undefined, 10_000).catch(() => undefined);
     // Every process in every namespace of ours, whoever started it, then the namespaces.
     for (const ns of namespaces.reverse()) destroyNamespace(ns);
     rmSync(LAST_LOGS, { recursive: true, force: true });
@@ -55,7 +58,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
   try {
     execFileSync('npm', ['run', '-s', 'build:app'], { cwd: ROOT, stdio: 'inherit' });
-    const description = await build(prefix, runDir, namespaces);
+    const description = await build(prefix, runDir, namespaces, graceful);
     project.provide('bed', description);
     console.log(
       `multinode bed ${prefix}: ${description.nodes.length} nodes, database via ${description.databasePath}, ready in ${Date.now() - started} ms (logs: ${runDir}/logs, kept in ${LAST_LOGS})`,
@@ -75,7 +78,12 @@ function databasePath(): 'pgbouncer' | 'direct' {
   return 'DATABASE_POOLER' in configSchema.shape ? 'pgbouncer' : 'direct';
 }
 
-async function build(prefix: string, runDir: string, namespaces: string[]): Promise<BedDescription> {
+async function build(
+  prefix: string,
+  runDir: string,
+  namespaces: string[],
+  graceful: ProcessSpec[],
+): Promise<BedDescription> {
   const nodeCount = Number(process.env.MULTINODE_NODES ?? TOPOLOGY.service.nodes);
   if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > 9) throw new Error('MULTINODE_NODES: 1 to 9');
   const via = databasePath();
@@ -163,6 +171,7 @@ async function build(prefix: string, runDir: string, namespaces: string[]): Prom
   ]);
   postgres.stopSignal = 'SIGINT'; // fast shutdown
   startProcess(postgres);
+  graceful.push(postgres);
   await waitForPort(postgres);
   const superuser = new pg.Client({
     host: dirs.pg,

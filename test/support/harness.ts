@@ -14,7 +14,7 @@ import { createRedis, waitForRedis, type Redis } from '../../lib/redis.ts';
 import { createApiKey, type CreateKeyInput } from '../../services/api-keys.ts';
 import { createOrganization } from '../../services/organizations.ts';
 import { createPool, type Db } from '../../store/db.ts';
-import { resolvePooler } from '../../store/pooler.ts';
+import { resolvePooler, type Pooler } from '../../store/pooler.ts';
 import { createMetrics } from '../../lib/metrics.ts';
 import { startScanning, type Scanning } from '../../server/scanning.ts';
 import { startJobs, type Jobs } from '../../jobs/scheduler.ts';
@@ -71,6 +71,29 @@ export interface TestAppOptions {
  * shared database would otherwise pick up each other's rows. Dropped with the run.
  */
 export async function isolatedDatabase(): Promise<string> {
+  return pooledUrl(await isolatedDirectDatabase());
+}
+
+/**
+ * `url` as the run's apps reach it: through the run's PgBouncer in a `npm run test:pgbouncer` run
+ * (test/global-setup.ts), else unchanged.
+ */
+export function pooledUrl(url: string): string {
+  const port = inject('pgbouncerPort');
+  if (!port) return url;
+  const u = new URL(url);
+  u.hostname = '127.0.0.1';
+  u.port = String(port);
+  return u.toString();
+}
+
+/** DATABASE_POOLER of the run's apps (`transaction` in a `npm run test:pgbouncer` run): for pools a test makes itself. */
+export function testPooler(): Pooler {
+  return inject('databasePooler') === 'transaction' ? 'transaction' : 'none';
+}
+
+/** isolatedDatabase on the PostgreSQL server itself, never through PgBouncer. */
+export async function isolatedDirectDatabase(): Promise<string> {
   const template = new URL(inject('templateDatabaseUrl'));
   const name = `${template.pathname.slice(1).replace(/_tpl$/, '')}_iso_${randomBytes(4).toString('hex')}`;
   const server = new URL(template);
@@ -100,6 +123,7 @@ export async function isolatedDatabase(): Promise<string> {
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const env: Record<string, string> = {
     DATABASE_URL: inject('databaseUrl'),
+    DATABASE_POOLER: inject('databasePooler'),
     LOG_LEVEL: 'silent',
     RATE_LIMIT_REQUESTS: '1000000',
     RATE_LIMIT_UNAUTHENTICATED_REQUESTS: '1000000',

@@ -76,7 +76,7 @@ export function composeDocument(topology: Topology, opts: ComposeOptions): Recor
             'CMD',
             'node',
             '-e',
-            `fetch('http://127.0.0.1:${service.port}${service.readyPath}').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`,
+            `fetch('http://127.0.0.1:'+(process.env.PORT||${service.port})+'${service.readyPath}').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`,
           ],
           '60s',
         ),

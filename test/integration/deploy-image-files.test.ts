@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { parseDockerfile } from '../../deploy/dockerfile.ts';
 import { layOutImage, type ImageLayout } from '../../deploy/image-layout.ts';
 import { TOPOLOGY } from '../../deploy/topology.ts';
@@ -24,6 +25,7 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const execFileAsync = promisify(execFile);
 let target: string;
 let layout: ImageLayout;
+let dockerfile: ReturnType<typeof parseDockerfile>;
 let server: ChildProcess;
 let exited: Promise<number | null>;
 let base: string;
@@ -37,7 +39,8 @@ beforeAll(async () => {
     throw new Error('dist/dashboard is missing: run npm run build (the image copies it from its build stage)');
   }
   target = mkdtempSync(path.join(os.tmpdir(), 'cf-image-'));
-  layout = layOutImage(parseDockerfile(readFileSync(path.join(ROOT, 'deploy', 'Dockerfile'), 'utf8')), {
+  dockerfile = parseDockerfile(readFileSync(path.join(ROOT, 'deploy', 'Dockerfile'), 'utf8'));
+  layout = layOutImage(dockerfile, {
     context: ROOT,
     target,
     // npm needs a PATH and a cache; prefer-offline reuses the packages this machine's npm ci fetched.
@@ -150,4 +153,25 @@ it('serves the dashboard build and the API reference from the image', async () =
   expect(await dashboard.text()).toContain('<div id="root">');
   const docs = await fetch(`${base}/docs`);
   expect(docs.status).toBe(200);
+});
+
+it("the image's HEALTHCHECK and compose's readiness check pass against the node, and fail without one", async () => {
+  const health = dockerfile.stages.at(-1)!.steps.find((s) => s.kind === 'HEALTHCHECK');
+  if (health?.kind !== 'HEALTHCHECK') throw new Error('no HEALTHCHECK');
+  const image = JSON.parse(health.text.replace(/^CMD\s+/, '')) as string[];
+  const compose = parseYaml(readFileSync(path.join(ROOT, 'deploy', 'compose.yaml'), 'utf8')) as {
+    services: Record<string, { healthcheck?: { test: string[] } }>;
+  };
+  const ready = compose.services['content-firewall']!.healthcheck!.test.slice(1); // after CMD
+  const closed = await freePort();
+  for (const argv of [image, ready]) {
+    expect(argv[0]).toBe('node');
+    const run = (port: string) =>
+      execFileAsync(process.execPath, argv.slice(1), { cwd: layout.appDir, env: { ...env, PORT: port } }).then(
+        () => 0,
+        (e: { code?: number }) => e.code ?? -1,
+      );
+    expect(await run(env.PORT!)).toBe(0);
+    expect(await run(String(closed))).toBe(1);
+  }
 });

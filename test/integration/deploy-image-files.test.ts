@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -32,6 +32,8 @@ let base: string;
 let env: Record<string, string>;
 const lines: { msg?: string; level?: number }[] = [];
 let startedInMs = 0;
+/** The image's USER (uid:gid) when this test runs as root (CI does): the node runs as it, as in the image. */
+let user: { uid: number; gid: number } | undefined;
 let pgbouncer: PgBouncer | undefined;
 
 beforeAll(async () => {
@@ -49,6 +51,8 @@ beforeAll(async () => {
     // context .dockerignore leaves: about a minute more), rather than the checkout's own build.
     runBuildStage: process.env.DEPLOY_BUILD_STAGE === 'run',
   });
+  const dataDir = path.join(target, 'data');
+  mkdirSync(dataDir);
   const databaseUrl = await isolatedDatabase();
   if (pgbouncerInstalled()) pgbouncer = await PgBouncer.start({ poolMode: 'transaction' });
   const port = await freePort();
@@ -64,15 +68,27 @@ beforeAll(async () => {
     ...TOPOLOGY.service.env,
     HOST: '127.0.0.1', // the image says 0.0.0.0; a test listens on loopback only
     PORT: String(port),
-    DATA_DIR: path.join(target, 'data'),
+    DATA_DIR: dataDir,
     WORKER_THREADS: '1',
     // The topology's `transaction` behind PgBouncer; straight to PostgreSQL without one.
     ...(pgbouncer ? {} : { DATABASE_POOLER: 'none' }),
   };
+  // As root, run as the image's USER: the laid-out files stay root's (COPY without --chown), so the
+  // node can write only DATA_DIR (made its own, as the Dockerfile does) and /tmp, as in the image.
+  const userStep = dockerfile.stages
+    .at(-1)!
+    .steps.filter((s) => s.kind === 'USER')
+    .at(-1);
+  if (process.getuid?.() === 0 && userStep?.kind === 'USER') {
+    const [uid, gid] = userStep.user.split(':').map(Number);
+    user = { uid: uid!, gid: gid ?? uid! };
+    chmodSync(target, 0o755);
+    chownSync(dataDir, user.uid, user.gid);
+  }
   const [command, ...args] = layout.cmd;
   expect(command).toBe('node');
   const spawnedAt = Date.now();
-  server = spawn(process.execPath, args, { cwd: layout.appDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  server = spawn(process.execPath, args, { cwd: layout.appDir, env, stdio: ['ignore', 'pipe', 'inherit'], ...user });
   exited = new Promise((resolve) => server.once('exit', (code) => resolve(code)));
   collectLogLines(server, lines);
   const deadline = Date.now() + 90_000;
@@ -89,7 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.log(
-    `deploy image files (build stage: ${process.env.DEPLOY_BUILD_STAGE === 'run' ? 'run' : 'the checkout'}): ready ${startedInMs} ms after the start, ${pgbouncer ? 'through PgBouncer (transaction)' : 'straight to PostgreSQL (no pgbouncer installed)'}`,
+    `deploy image files (${user ? `as uid ${user.uid}` : 'as this user'}, build stage: ${process.env.DEPLOY_BUILD_STAGE === 'run' ? 'run' : 'the checkout'}): ready ${startedInMs} ms after the start, ${pgbouncer ? 'through PgBouncer (transaction)' : 'straight to PostgreSQL (no pgbouncer installed)'}`,
   );
   if (server && server.exitCode === null) {
     server.kill('SIGTERM');
@@ -122,7 +138,8 @@ it('holds production dependencies only, and onnxruntime for this platform only',
 
 it('starts from those files: ready, the operator CLI bootstraps, a scan runs on the model threads', async () => {
   const cli = async (...args: string[]) =>
-    (await execFileAsync(process.execPath, ['bin/content-firewall.js', ...args], { cwd: layout.appDir, env })).stdout;
+    (await execFileAsync(process.execPath, ['bin/content-firewall.js', ...args], { cwd: layout.appDir, env, ...user }))
+      .stdout;
   const boot = JSON.parse(await cli('bootstrap', '--org', `image ${randomBytes(3).toString('hex')}`, '--json')) as {
     api_key: { secret: string };
   };
@@ -167,7 +184,7 @@ it("the image's HEALTHCHECK and compose's readiness check pass against the node,
   for (const argv of [image, ready]) {
     expect(argv[0]).toBe('node');
     const run = (port: string) =>
-      execFileAsync(process.execPath, argv.slice(1), { cwd: layout.appDir, env: { ...env, PORT: port } }).then(
+      execFileAsync(process.execPath, argv.slice(1), { cwd: layout.appDir, env: { ...env, PORT: port }, ...user }).then(
         () => 0,
         (e: { code?: number }) => e.code ?? -1,
       );

@@ -41,6 +41,12 @@ export interface ServiceTopology {
   autoscale: { min: number; max: number; targetCpuPercent: number };
   /** Nodes that may be down at once during voluntary disruptions (PodDisruptionBudget maxUnavailable). */
   maxUnavailable: number;
+  /**
+   * Stopping a node (SIGTERM): `/readyz` answers 503 at once and the node serves on for
+   * `readinessDelayMs` (SHUTDOWN_READINESS_DELAY_MS) so the balancer takes it out, then drains for at most
+   * `timeoutMs` (SHUTDOWN_TIMEOUT_MS). The artifacts set both and size Kubernetes' grace period from them.
+   */
+  shutdown: { readinessDelayMs: number; timeoutMs: number };
 }
 
 export interface PgBouncerTopology {
@@ -86,6 +92,7 @@ export const TOPOLOGY: Topology = {
     resources: { cpu: { request: '1', limit: '2' }, memory: { request: '1Gi', limit: '2Gi' } },
     autoscale: { min: 3, max: 12, targetCpuPercent: 70 },
     maxUnavailable: 1,
+    shutdown: { readinessDelayMs: 3_000, timeoutMs: 10_000 },
   },
   pgbouncer: { port: 6432, poolMode: 'transaction', defaultPoolSize: 20, maxClientConn: 2_000 },
   postgres: { port: 5432, database: 'content_firewall', user: 'content_firewall' },

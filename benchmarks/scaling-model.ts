@@ -195,8 +195,12 @@ export interface Inputs {
   delivery: UnitCost;
   /** Scans the rollup re-reads per second of PostgreSQL CPU (rollupRate().scans_per_db_cpu_s). */
   rollup_scans_per_db_cpu_s: number;
-  /** …and per second of wall time: the job runs one statement at a time. */
-  rollup_scans_per_wall_s: number;
+  /**
+   * …and per second of one run's duration: the job runs one statement at a time, on one backend,
+   * so on a primary with a core to spare this is the rate per PostgreSQL CPU second (the recomputed
+   * bucket is recent, so cached); the wall-clock rate on a shared machine includes waiting for a core.
+   */
+  rollup_scans_per_run_s: number;
 }
 
 export interface Plan {
@@ -256,7 +260,7 @@ export function plan(rate: number, inputs: Inputs, a: Assumptions = DEFAULT_ASSU
     webhook_deliveries_per_s: Math.round(rate * a.deliveries_per_scan),
     rollup_rows_per_s: Math.round(rollupRows),
     rollup_run_s_at_bucket_end:
-      inputs.rollup_scans_per_wall_s > 0 ? r1((rate * a.rollup_bucket_s) / inputs.rollup_scans_per_wall_s) : 0,
+      inputs.rollup_scans_per_run_s > 0 ? r1((rate * a.rollup_bucket_s) / inputs.rollup_scans_per_run_s) : 0,
   };
 }
 
@@ -290,8 +294,8 @@ export function limits(inputs: Inputs, a: Assumptions = DEFAULT_ASSUMPTIONS): Li
     db_all: perScanDb > 0 ? Math.round(cap / perScanDb) : inf,
     wal: wal > 0 ? Math.round(a.wal_max_bytes_per_s / wal) : inf,
     rollup_freshness:
-      inputs.rollup_scans_per_wall_s > 0
-        ? Math.round((inputs.rollup_scans_per_wall_s * a.rollup_interval_s) / a.rollup_bucket_s)
+      inputs.rollup_scans_per_run_s > 0
+        ? Math.round((inputs.rollup_scans_per_run_s * a.rollup_interval_s) / a.rollup_bucket_s)
         : inf,
     redis_shard:
       inputs.scan.redis_cpu_ms > 0 ? Math.round(a.redis_utilization / (inputs.scan.redis_cpu_ms / 1000)) : inf,

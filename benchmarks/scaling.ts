@@ -460,7 +460,8 @@ try {
         ? deliveryCost(report.webhooks.per_delivery, report.webhooks.backlog?.per_delivery ?? null)
         : zero,
       rollup_scans_per_db_cpu_s: steady?.scans_per_db_cpu_s ?? 0,
-      rollup_scans_per_wall_s: steady?.scans_per_wall_s ?? 0,
+      // one backend per run: its CPU rate is a dedicated core's (scaling-model.ts Inputs)
+      rollup_scans_per_run_s: steady?.scans_per_db_cpu_s ?? 0,
     };
     report.plans[tier] = { plans: RATES.map((r) => plan(r, inputs)), limits: limits(inputs) };
   }

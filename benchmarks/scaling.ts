@@ -30,7 +30,7 @@
  * counters within 10 s). Writes benchmarks/results/scaling-<timestamp>.json.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';

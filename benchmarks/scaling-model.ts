@@ -306,6 +306,26 @@ export function limits(inputs: Inputs, a: Assumptions = DEFAULT_ASSUMPTIONS): Li
   return { ...out, first };
 }
 
+/**
+ * PostgreSQL CPU per scan split into a part per row and a part per commit, by a least-squares line
+ * through (transactions per scan, PostgreSQL CPU ms per scan) of several loads: the group-commit
+ * writer puts more scans in a transaction the faster a process receives them, so the tiers (each
+ * at its own rate) measure the same write path at different batch sizes. Null with fewer than two
+ * distinct batch sizes.
+ */
+export function commitFit(
+  points: readonly { transactions: number; postgres_cpu_ms: number }[],
+): { per_scan_ms: number; per_commit_ms: number } | null {
+  const n = points.length;
+  if (n < 2) return null;
+  const mx = points.reduce((a, p) => a + p.transactions, 0) / n;
+  const my = points.reduce((a, p) => a + p.postgres_cpu_ms, 0) / n;
+  const sxx = points.reduce((a, p) => a + (p.transactions - mx) ** 2, 0);
+  if (sxx === 0) return null;
+  const b = points.reduce((a, p) => a + (p.transactions - mx) * (p.postgres_cpu_ms - my), 0) / sxx;
+  return { per_scan_ms: r3(my - b * mx), per_commit_ms: r3(b) };
+}
+
 /** Median and relative spread ((max − min) / median) of repeated measurements. */
 export function spread(values: readonly number[]): { median: number; min: number; max: number; spread: number } {
   if (values.length === 0) throw new Error('spread: no values');

@@ -52,6 +52,7 @@ import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type Pri
 import { freePort, machineInfo, ROOT, start, stop, treeCpuSeconds, waitUntilIdle } from './processes.ts';
 import { bootstrapKey, METRICS_TOKEN, SECRET } from './service.ts';
 import {
+  commitFit,
   DEFAULT_ASSUMPTIONS,
   limits,
   lsnBytes,
@@ -113,6 +114,8 @@ interface ScalingReport {
   rollup: { runs: (RollupRun & ReturnType<typeof rollupRate>)[] } | null;
   assumptions: typeof DEFAULT_ASSUMPTIONS;
   plans: Record<string, { plans: ReturnType<typeof plan>[]; limits: ReturnType<typeof limits> }>;
+  /** PostgreSQL CPU per scan = per_scan_ms + per_commit_ms × transactions per scan, fitted over the tiers. */
+  postgres_cost_fit: ReturnType<typeof commitFit>;
 }
 
 if (args.spread !== undefined) {
@@ -423,6 +426,7 @@ try {
   }
 
   // 4. The model.
+  report.postgres_cost_fit = commitFit(tiers.map((t) => report.tiers[t]!.per_scan));
   report.assumptions = DEFAULT_ASSUMPTIONS;
   report.plans = {};
   const steady = report.rollup?.runs.at(-1);
@@ -512,6 +516,10 @@ function render(r: ScalingReport): string {
       `  ${''.padEnd(9)} Redis commands: ${JSON.stringify(t.per_scan.redis_commands_by_name)}; storage: ${JSON.stringify(t.per_scan.storage_bytes_by_table)}`,
     );
   }
+  if (r.postgres_cost_fit)
+    out.push(
+      `  PostgreSQL CPU per scan ≈ ${r.postgres_cost_fit.per_scan_ms} ms + ${r.postgres_cost_fit.per_commit_ms} ms × transactions per scan (least squares over the tiers)`,
+    );
   if (r.webhooks) {
     const w = r.webhooks;
     out.push(
@@ -562,8 +570,18 @@ function printSpread(files: string[]): void {
     for (const k of keys)
       rows.push([`${tier} ${k}`, reports.map((r) => (r.tiers[tier]?.per_scan[k] as number) ?? NaN)]);
   }
+  const fits = reports.map((r) => commitFit(Object.values(r.tiers).map((t) => t.per_scan)));
+  if (fits.every(Boolean)) {
+    rows.push(['PostgreSQL ms per scan (fit)', fits.map((f) => f!.per_scan_ms)]);
+    rows.push(['PostgreSQL ms per commit (fit)', fits.map((f) => f!.per_commit_ms)]);
+  }
   if (reports.every((r) => r.webhooks))
     for (const k of keys) rows.push([`delivery ${k}`, reports.map((r) => r.webhooks!.per_delivery[k] as number)]);
+  if (reports.every((r) => r.webhooks?.backlog)) {
+    rows.push(['backlog deliveries/s', reports.map((r) => r.webhooks!.backlog!.per_s)]);
+    for (const k of keys)
+      rows.push([`backlog delivery ${k}`, reports.map((r) => r.webhooks!.backlog!.per_delivery[k] as number)]);
+  }
   if (reports.every((r) => r.rollup?.runs.length))
     for (const i of reports[0]!.rollup!.runs.keys()) {
       rows.push([`rollup #${i + 1} scans/wall s`, reports.map((r) => r.rollup!.runs[i]?.scans_per_wall_s ?? NaN)]);

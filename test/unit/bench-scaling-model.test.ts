@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  commitFit,
   DEFAULT_ASSUMPTIONS,
   deliveryCost,
   limits,
@@ -199,6 +200,14 @@ describe('bench:scaling parsers and spread', () => {
     expect(parseCommandStats(stats)).toEqual({ get: 12, exec: 3 });
     expect(parseRedisCpu('# CPU\r\nused_cpu_sys:1.25\r\nused_cpu_user:2.5\r\nused_cpu_sys_children:9\r\n')).toBe(3.75);
     expect(() => parseRedisCpu('# CPU\r\n')).toThrow(/used_cpu/);
+  });
+
+  it('splits PostgreSQL CPU per scan into a part per scan and a part per commit', () => {
+    // 0.04 ms a scan + 0.75 ms a commit, at 8, 3 and 1.5 scans per transaction
+    const points = [0.125, 1 / 3, 2 / 3].map((t) => ({ transactions: t, postgres_cpu_ms: 0.04 + 0.75 * t }));
+    expect(commitFit(points)).toEqual({ per_scan_ms: 0.04, per_commit_ms: 0.75 });
+    expect(commitFit(points.slice(0, 1))).toBeNull();
+    expect(commitFit([points[0]!, points[0]!])).toBeNull();
   });
 
   it('reads an LSN as a byte position', () => {

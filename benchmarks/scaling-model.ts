@@ -326,6 +326,16 @@ export function commitFit(
   return { per_scan_ms: r3(my - b * mx), per_commit_ms: r3(b) };
 }
 
+/**
+ * Redis CPU per command at the busiest of several loads (the smallest ms per command): Redis spends
+ * less per command the more commands each wake-up of its event loop finds, so the slower loads
+ * overstate what a busy shard spends. 0 when no load sent Redis a command.
+ */
+export function busiestRedisCpuPerCommand(costs: readonly UnitCost[]): number {
+  const per = costs.filter((c) => c.redis_commands > 0).map((c) => c.redis_cpu_ms / c.redis_commands);
+  return per.length ? Math.min(...per) : 0;
+}
+
 /** Median and relative spread ((max − min) / median) of repeated measurements. */
 export function spread(values: readonly number[]): { median: number; min: number; max: number; spread: number } {
   if (values.length === 0) throw new Error('spread: no values');

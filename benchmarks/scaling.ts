@@ -4,7 +4,9 @@
  *
  *   npm run bench:scaling -- [--tier fast,auto,accurate] [--duration S] [--warmup S] [--connections N]
  *                            [--webhooks N] [--backlog N] [--rollup-scans N] [--settle S] [--json]
- *   npm run bench:scaling -- --spread A.json,B.json[,…]   (medians and spreads of earlier runs)
+ *                            [--assume node_cores=32,deliveries_per_scan=0.5,…]
+ *   npm run bench:scaling -- --from A.json [--assume …]     (the model again over a saved report)
+ *   npm run bench:scaling -- --spread A.json,B.json[,…]     (medians and spreads of earlier runs)
  *
  * Starts a private PostgreSQL cluster and a private Redis (benchmarks/private-stack.ts: temporary
  * directories, free ports), an HTTPS webhook receiver, and the compiled service (`node
@@ -52,6 +54,7 @@ import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type Pri
 import { freePort, machineInfo, ROOT, start, stop, treeCpuSeconds, waitUntilIdle } from './processes.ts';
 import { bootstrapKey, METRICS_TOKEN, SECRET } from './service.ts';
 import {
+  busiestRedisCpuPerCommand,
   commitFit,
   DEFAULT_ASSUMPTIONS,
   limits,
@@ -71,7 +74,7 @@ import {
 } from './scaling-model.ts';
 
 const USAGE =
-  'usage: npm run bench:scaling -- [--tier fast,auto,accurate] [--duration S] [--warmup S] [--connections N] [--webhooks N] [--backlog N] [--rollup-scans N] [--settle S] [--json] | --spread A.json,B.json[,…]';
+  'usage: npm run bench:scaling -- [--tier fast,auto,accurate] [--duration S] [--warmup S] [--connections N] [--webhooks N] [--backlog N] [--rollup-scans N] [--settle S] [--assume k=v,…] [--json] | --from A.json [--assume k=v,…] | --spread A.json,B.json[,…]';
 const {
   values: args,
   fail,
@@ -85,6 +88,10 @@ const {
   backlog: { type: 'string', default: '5000' },
   'rollup-scans': { type: 'string', default: '300000' },
   settle: { type: 'string', default: '11' },
+  // The capacity model again over a saved report (e.g. with other --assume values), measuring nothing.
+  from: { type: 'string' },
+  // Assumptions of the model: key=value pairs over scaling-model.ts DEFAULT_ASSUMPTIONS.
+  assume: { type: 'string' },
   // Comma-separated report files: print medians and spreads of earlier runs instead of measuring.
   spread: { type: 'string' },
   json: { type: 'boolean', default: false },
@@ -116,8 +123,16 @@ interface ScalingReport {
   plans: Record<string, { plans: ReturnType<typeof plan>[]; limits: ReturnType<typeof limits> }>;
   /** PostgreSQL CPU per scan = per_scan_ms + per_commit_ms × transactions per scan, fitted over the tiers. */
   postgres_cost_fit: ReturnType<typeof commitFit>;
+  /** Redis CPU per command at the busiest load: what the plans use. */
+  redis_cpu_ms_per_command: number;
 }
 
+if (args.from !== undefined) {
+  const saved = JSON.parse(readFileSync(args.from, 'utf8')) as ScalingReport;
+  model(saved, assumptionsOf(args.assume));
+  process.stdout.write(`${args.json ? JSON.stringify(saved, null, 2) : render(saved)}\n`);
+  process.exit(0);
+}
 if (args.spread !== undefined) {
   printSpread(
     args.spread
@@ -426,49 +441,7 @@ try {
   }
 
   // 4. The model.
-  report.postgres_cost_fit = commitFit(tiers.map((t) => report.tiers[t]!.per_scan));
-  report.assumptions = DEFAULT_ASSUMPTIONS;
-  report.plans = {};
-  const steady = report.rollup?.runs.at(-1);
-  const zero = unitCost(
-    {
-      serviceCpuS: 0,
-      postgresCpuS: 0,
-      redisCpuS: 0,
-      walBytes: 0,
-      xactCommit: 0,
-      tupInserted: 0,
-      tupUpdated: 0,
-      tupDeleted: 0,
-      redisCalls: {},
-      tableBytes: {},
-    },
-    {
-      serviceCpuS: 0,
-      postgresCpuS: 0,
-      redisCpuS: 0,
-      walBytes: 0,
-      xactCommit: 0,
-      tupInserted: 0,
-      tupUpdated: 0,
-      tupDeleted: 0,
-      redisCalls: {},
-      tableBytes: {},
-    },
-    1,
-  );
-  for (const tier of tiers) {
-    const inputs: Inputs = {
-      scan: report.tiers[tier]!.per_scan,
-      delivery: report.webhooks
-        ? deliveryCost(report.webhooks.per_delivery, report.webhooks.backlog?.per_delivery ?? null)
-        : zero,
-      rollup_scans_per_db_cpu_s: steady?.scans_per_db_cpu_s ?? 0,
-      // one backend per run: its CPU rate is a dedicated core's (scaling-model.ts Inputs)
-      rollup_scans_per_run_s: steady?.scans_per_db_cpu_s ?? 0,
-    };
-    report.plans[tier] = { plans: RATES.map((r) => plan(r, inputs)), limits: limits(inputs) };
-  }
+  model(report, assumptionsOf(args.assume));
 } catch (err) {
   failed = err;
 } finally {
@@ -493,6 +466,61 @@ writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else process.stdout.write(`${render(report)}\nwritten ${path.relative(ROOT, file)}\n`);
 process.exit(0);
+
+/**
+ * The capacity model over a report's measurements (scaling-model.ts): the PostgreSQL fit, and per tier
+ * the plans at RATES and the limits. Redis CPU per command is taken from the busiest load (Redis spends
+ * less per command the more commands each wake-up finds: the slower tiers' loads overstate it).
+ */
+function model(r: ScalingReport, assumptions: typeof DEFAULT_ASSUMPTIONS): void {
+  const measured = Object.values(r.tiers).map((t) => t.per_scan);
+  r.postgres_cost_fit = commitFit(measured);
+  r.assumptions = assumptions;
+  r.redis_cpu_ms_per_command = busiestRedisCpuPerCommand(measured);
+  r.plans = {};
+  const steady = r.rollup?.runs.at(-1);
+  const zero = unitCost(noCounts(), noCounts(), 1);
+  for (const [tier, t] of Object.entries(r.tiers)) {
+    const inputs: Inputs = {
+      scan: { ...t.per_scan, redis_cpu_ms: r.redis_cpu_ms_per_command * t.per_scan.redis_commands },
+      delivery: r.webhooks ? deliveryCost(r.webhooks.per_delivery, r.webhooks.backlog?.per_delivery ?? null) : zero,
+      rollup_scans_per_db_cpu_s: steady?.scans_per_db_cpu_s ?? 0,
+      // one backend per run: its CPU rate is a dedicated core's (scaling-model.ts Inputs)
+      rollup_scans_per_run_s: steady?.scans_per_db_cpu_s ?? 0,
+    };
+    r.plans[tier] = { plans: RATES.map((x) => plan(x, inputs, assumptions)), limits: limits(inputs, assumptions) };
+  }
+}
+
+/** Counters all zero: the delivery cost of a run without the webhook phase. */
+function noCounts(): StackCounters {
+  return {
+    serviceCpuS: 0,
+    postgresCpuS: 0,
+    redisCpuS: 0,
+    walBytes: 0,
+    xactCommit: 0,
+    tupInserted: 0,
+    tupUpdated: 0,
+    tupDeleted: 0,
+    redisCalls: {},
+    tableBytes: {},
+  };
+}
+
+/** `node_cores=32,deliveries_per_scan=0.5` over the default assumptions. */
+function assumptionsOf(spec: string | undefined): typeof DEFAULT_ASSUMPTIONS {
+  const out = { ...DEFAULT_ASSUMPTIONS };
+  for (const pair of (spec ?? '').split(',').filter(Boolean)) {
+    const [k, v] = pair.split('=').map((x) => x.trim());
+    if (!k || !(k in out))
+      fail(`--assume: unknown assumption ${JSON.stringify(k)} (one of ${Object.keys(out).join(', ')})`);
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) fail(`--assume: ${k} takes a positive number (got ${JSON.stringify(v)})`);
+    out[k as keyof typeof out] = n;
+  }
+  return out;
+}
 
 function formatCost(c: UnitCost): string {
   return `service ${c.service_cpu_ms} ms CPU, PostgreSQL ${c.postgres_cpu_ms} ms CPU, WAL ${c.wal_bytes} B, ${c.transactions} transactions, tuples +${c.tuples_inserted} ~${c.tuples_updated} -${c.tuples_deleted}, Redis ${c.redis_commands} commands ${c.redis_cpu_ms} ms CPU, storage ${c.storage_bytes} B`;

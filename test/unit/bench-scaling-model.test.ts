@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  busiestRedisCpuPerCommand,
   commitFit,
   DEFAULT_ASSUMPTIONS,
   deliveryCost,
@@ -208,6 +209,16 @@ describe('bench:scaling parsers and spread', () => {
     expect(commitFit(points)).toEqual({ per_scan_ms: 0.04, per_commit_ms: 0.75 });
     expect(commitFit(points.slice(0, 1))).toBeNull();
     expect(commitFit([points[0]!, points[0]!])).toBeNull();
+  });
+
+  it('takes Redis CPU per command from the busiest load', () => {
+    const loads = [
+      cost({ redis_commands: 10, redis_cpu_ms: 0.06 }),
+      cost({ redis_commands: 10, redis_cpu_ms: 0.2 }),
+      cost({ redis_commands: 0, redis_cpu_ms: 0.01 }),
+    ];
+    expect(busiestRedisCpuPerCommand(loads)).toBeCloseTo(0.006, 9);
+    expect(busiestRedisCpuPerCommand([])).toBe(0);
   });
 
   it('reads an LSN as a byte position', () => {

@@ -622,5 +622,38 @@ function printSpread(files: string[]): void {
       `  ${name.padEnd(34)} ${values.join(' / ').padEnd(40)} median ${s.median}  spread ${Math.round(s.spread * 100)} %`,
     );
   }
+  const median = medianReport(reports);
+  model(median, assumptionsOf(args.assume));
+  out.push('', 'the capacity model over the medians of these runs:');
+  out.push(
+    ...render(median)
+      .split('\n')
+      .slice(
+        render(median)
+          .split('\n')
+          .findIndex((l) => l.startsWith('capacity')),
+      ),
+  );
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** Every numeric field the median over `values` (objects of one shape); other fields from the first. */
+function medianOf<T>(values: readonly T[]): T {
+  const first = values[0]!;
+  if (typeof first === 'number') return spread(values as unknown as number[]).median as T;
+  if (first === null || typeof first !== 'object' || Array.isArray(first)) return first;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(first))
+    out[k] = medianOf(values.map((v) => (v as Record<string, unknown>)[k] ?? (first as Record<string, unknown>)[k]));
+  return out as T;
+}
+
+/** A report whose measurements are the medians of `reports` (the first one's machine and settings). */
+function medianReport(reports: readonly ScalingReport[]): ScalingReport {
+  const r = structuredClone(reports[0]!);
+  for (const tier of Object.keys(r.tiers)) r.tiers[tier] = medianOf(reports.map((x) => x.tiers[tier]!));
+  if (reports.every((x) => x.webhooks)) r.webhooks = medianOf(reports.map((x) => x.webhooks!));
+  if (reports.every((x) => x.rollup?.runs.length === r.rollup?.runs.length) && r.rollup)
+    r.rollup.runs = r.rollup.runs.map((_, i) => medianOf(reports.map((x) => x.rollup!.runs[i]!)));
+  return r;
 }

@@ -169,6 +169,15 @@ let admin: pg.Pool | null = null;
 let redisClient: Redis | null = null;
 let failed: unknown = null;
 const report = {} as ScalingReport;
+// Ctrl-C or a kill: stop what was started (the private cluster and Redis live in temporary directories).
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping the service, PostgreSQL and Redis…\n`);
+    redisClient?.disconnect();
+    void Promise.allSettled([service && stop(service.child), receiver && stop(receiver.child)])
+      .then(() => Promise.allSettled([admin?.end(), redis?.stop(), postgres?.stop()]))
+      .finally(() => process.exit(130));
+  });
 
 /** Service, PostgreSQL and Redis CPU, WAL position and Redis commands now (read at the end of a load). */
 async function counters(): Promise<StackCounters> {
@@ -236,7 +245,10 @@ try {
   say('starting a private PostgreSQL and Redis…');
   [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
   admin = new pg.Pool({ connectionString: postgres.url, max: 2 });
+  // Errors of idle connections (PostgreSQL or Redis stopping at the end, or on Ctrl-C) are not the run's.
+  admin.on('error', () => undefined);
   redisClient = new Redis(redis.url, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  redisClient.on('error', () => undefined);
   receiver = await start(['benchmarks/webhook-receiver.ts'], { PORT: '0' }, /listening (\d+)/);
   const port = await freePort();
   say(`  ${postgres.version} at ${postgres.url}; ${redis.version.split(' ').slice(0, 3).join(' ')} at ${redis.url}`);

@@ -98,8 +98,12 @@ export function stop(child: ChildProcess, graceMs = 30_000): Promise<void> {
   });
 }
 
-/** CPU seconds used so far by `pid` and its descendants (Linux /proc; null elsewhere). */
-function treeCpuSeconds(pid: number): number | null {
+/**
+ * CPU seconds used so far by `pid` and its descendants, every thread included (Linux /proc; null
+ * elsewhere). `withReaped`: also the children that exited and were waited for (cutime + cstime of
+ * each process in the tree): PostgreSQL's autovacuum workers and closed backends.
+ */
+export function treeCpuSeconds(pid: number, withReaped = false): number | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
@@ -118,7 +122,7 @@ function treeCpuSeconds(pid: number): number | null {
     // After "pid (comm) ": state ppid … utime (index 11) stime (12), in clock ticks.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ppid = Number(f[1]);
-    ticks.set(Number(d), Number(f[11]) + Number(f[12]));
+    ticks.set(Number(d), Number(f[11]) + Number(f[12]) + (withReaped ? Number(f[13]) + Number(f[14]) : 0));
     children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
   }
   let total = 0;

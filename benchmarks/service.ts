@@ -12,7 +12,7 @@ import { benchmarkDatabase } from './database.ts';
 import { freePort, ROOT, start, stop, waitUntilIdle } from './processes.ts';
 
 const run = promisify(execFile);
-const SECRET = 'benchmark-secret-key-0123456789abcdef';
+export const SECRET = 'benchmark-secret-key-0123456789abcdef';
 /** The service's METRICS_TOKEN: the benchmark reads its counters (GET /metrics) with it. */
 export const METRICS_TOKEN = 'benchmark-metrics-token-0123456789';
 

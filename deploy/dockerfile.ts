@@ -135,3 +135,10 @@ export function stageWorkdir(stage: DockerStage): string {
   for (const s of stage.steps) if (s.kind === 'WORKDIR') dir = s.path.startsWith('/') ? s.path : `${dir}/${s.path}`;
   return dir;
 }
+
+/** A version in the tag (`20.20.2-bookworm-slim`, `12.11-slim`) or a digest: not `latest`, not a bare major. */
+export function pinnedImage(image: string): boolean {
+  if (/@sha256:[0-9a-f]{64}$/.test(image)) return true;
+  const tag = /:([^/:@]+)$/.exec(image)?.[1];
+  return tag !== undefined && tag !== 'latest' && /^\d+\.\d+/.test(tag);
+}

@@ -26,7 +26,12 @@ describe('layout', () => {
   });
 
   it('config.ts is the only source file at the root (besides tool configuration)', () => {
-    const tools = new Set(['eslint.config.js', '.dependency-cruiser.cjs', 'vitest.config.ts', 'vitest.pgbouncer.config.ts']);
+    const tools = new Set([
+      'eslint.config.js',
+      '.dependency-cruiser.cjs',
+      'vitest.config.ts',
+      'vitest.pgbouncer.config.ts',
+    ]);
     expect(files.filter((f) => !f.includes('/') && isCode(f) && !tools.has(f))).toEqual(['config.ts']);
   });
 

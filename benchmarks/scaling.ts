@@ -36,42 +36,23 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import * as rollupAnalytics from '../jobs/rollup-analytics.ts';
-import type { JobContext } from '../jobs/job.ts';
-import { loadConfig } from '../config.ts';
-import { systemClock } from '../lib/clock.ts';
-import { createLogger } from '../lib/logger.ts';
-import { createMetrics } from '../lib/metrics.ts';
-import { ROLLUP_BUCKET_MS } from '../store/analytics-rollup.ts';
-import { createPool } from '../store/db.ts';
-import { insertScans } from '../store/scans.ts';
-import { liveScanRow, seedScans } from './analytics-data.ts';
 import { bodySource } from './body-source.ts';
 import { parseCli } from './cli.ts';
-import { formatSummary, measure, type RunSummary } from './measure.ts';
+import { measure, type RunSummary } from './measure.ts';
 import { mixTemplates } from './mix-fixtures.ts';
 import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './private-stack.ts';
 import { freePort, machineInfo, ROOT, start, stop, treeCpuSeconds, waitUntilIdle } from './processes.ts';
 import { bootstrapKey, METRICS_TOKEN, SECRET } from './service.ts';
 import {
-  busiestRedisCpuPerCommand,
-  commitFit,
-  DEFAULT_ASSUMPTIONS,
-  limits,
   lsnBytes,
   parseCommandStats,
   parseRedisCpu,
-  deliveryCost,
   perDelivery,
-  plan,
-  rollupRate,
-  spread,
   unitCost,
-  type Inputs,
-  type RollupRun,
   type StackCounters,
-  type UnitCost,
 } from './scaling-model.ts';
+import { rollupPhase } from './scaling-phases.ts';
+import { assumptionsOf, formatCost, model, printSpread, render, type ScalingReport } from './scaling-report.ts';
 
 const USAGE =
   'usage: npm run bench:scaling -- [--tier fast,auto,accurate] [--duration S] [--warmup S] [--connections N] [--webhooks N] [--backlog N] [--rollup-scans N] [--settle S] [--assume k=v,…] [--json] | --from A.json [--assume k=v,…] | --spread A.json,B.json[,…]';
@@ -96,40 +77,12 @@ const {
   spread: { type: 'string' },
   json: { type: 'boolean', default: false },
 });
-const RATES = [1_000, 10_000, 100_000];
 const say = (s: string) => args.json || process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The report's shape (also what --spread reads back). */
-interface ScalingReport {
-  when: string;
-  command: string;
-  machine: ReturnType<typeof machineInfo> & { loadavg_1m_at_start: number; postgres: string; redis: string };
-  settings: Record<string, unknown>;
-  tiers: Record<string, { load: RunSummary; scans: number; per_scan: UnitCost }>;
-  webhooks: {
-    tier: string;
-    webhooks: number;
-    scans: number;
-    deliveries: number;
-    drain_after_load_s: number;
-    per_scan: UnitCost;
-    per_delivery: UnitCost;
-    /** The pump alone draining a backlog (no scans): what sending one delivery costs. */
-    backlog: { deliveries: number; seconds: number; per_s: number; per_delivery: UnitCost } | null;
-  } | null;
-  rollup: { runs: (RollupRun & ReturnType<typeof rollupRate>)[] } | null;
-  assumptions: typeof DEFAULT_ASSUMPTIONS;
-  plans: Record<string, { plans: ReturnType<typeof plan>[]; limits: ReturnType<typeof limits> }>;
-  /** PostgreSQL CPU per scan = per_scan_ms + per_commit_ms × transactions per scan, fitted over the tiers. */
-  postgres_cost_fit: ReturnType<typeof commitFit>;
-  /** Redis CPU per command at the busiest load: what the plans use. */
-  redis_cpu_ms_per_command: number;
-}
-
 if (args.from !== undefined) {
   const saved = JSON.parse(readFileSync(args.from, 'utf8')) as ScalingReport;
-  model(saved, assumptionsOf(args.assume));
+  model(saved, assumptionsOf(args.assume, fail));
   process.stdout.write(`${args.json ? JSON.stringify(saved, null, 2) : render(saved)}\n`);
   process.exit(0);
 }
@@ -139,6 +92,8 @@ if (args.spread !== undefined) {
       .split(',')
       .map((f) => f.trim())
       .filter(Boolean),
+    args.assume,
+    fail,
   );
   process.exit(0);
 }
@@ -387,73 +342,10 @@ try {
 
   // 3. The rollup.
   report.rollup = null;
-  if (rollupScans > 0) {
-    const db = createPool(postgres.url, 2, () => undefined);
-    try {
-      const orgId = (await admin.query<{ org_id: string }>('SELECT org_id FROM scans LIMIT 1')).rows[0]?.org_id;
-      if (!orgId) throw new Error('no scans stored: nothing to roll up');
-      // A whole past bucket (two before the current one), so the seeded scans are one bucket.
-      const bucket = Math.floor(Date.now() / ROLLUP_BUCKET_MS) * ROLLUP_BUCKET_MS - 2 * ROLLUP_BUCKET_MS;
-      say(`seeding ${rollupScans} scans into the bucket of ${new Date(bucket).toISOString()}…`);
-      await seedScans(
-        db,
-        { orgId, count: rollupScans, startMs: bucket, spanMs: ROLLUP_BUCKET_MS - 1, firstRow: 1 },
-        50_000,
-        1,
-        () => undefined,
-      );
-      await admin.query('VACUUM ANALYZE scans');
-      const ctx: JobContext = {
-        db,
-        clock: systemClock,
-        logger: createLogger('silent'),
-        metrics: createMetrics(false),
-        config: loadConfig({ ...process.env, DATABASE_URL: postgres.url, SECRET_KEY: SECRET, REDIS_URL: undefined }),
-        touch: async () => undefined,
-      };
-      const runs: (RollupRun & ReturnType<typeof rollupRate>)[] = [];
-      const timed = async (label: string, scansRead: () => Promise<number>) => {
-        const read = await scansRead();
-        const pg0 = treeCpuSeconds(postgres!.pid(), true)!;
-        const wal0 = lsnBytes((await admin!.query<{ l: string }>('SELECT pg_current_wal_lsn()::text l')).rows[0]!.l);
-        const t0 = performance.now();
-        const r = await rollupAnalytics.run(ctx);
-        const wall = (performance.now() - t0) / 1000;
-        const cpu = treeCpuSeconds(postgres!.pid(), true)! - pg0;
-        const wal =
-          lsnBytes((await admin!.query<{ l: string }>('SELECT pg_current_wal_lsn()::text l')).rows[0]!.l) - wal0;
-        const run: RollupRun = {
-          label,
-          scans_read: read,
-          buckets: r.buckets,
-          wall_s: Math.round(wall * 1000) / 1000,
-          postgres_cpu_s: Math.round(cpu * 1000) / 1000,
-          wal_bytes: wal,
-        };
-        runs.push({ ...run, ...rollupRate(run) });
-        say(
-          `  rollup ${label}: ${read} scans in ${r.buckets} buckets, ${run.wall_s} s wall, ${run.postgres_cpu_s} s PostgreSQL CPU`,
-        );
-      };
-      await timed('first run (every bucket)', scansStored);
-      const late = Array.from({ length: 1000 }, (_, i) =>
-        liveScanRow(orgId, i, bucket + 1 + ((i * 7919) % (ROLLUP_BUCKET_MS - 2))),
-      );
-      for (let i = 0; i < late.length; i += 64) await insertScans(db, late.slice(i, i + 64));
-      const inBucket = () =>
-        count(
-          `SELECT count(*)::text AS n FROM scans WHERE org_id = $1 AND created_at >= $2 AND created_at < $2::timestamptz + interval '15 minutes'`,
-          [orgId, new Date(bucket)],
-        );
-      await timed('1,000 late scans into the seeded bucket (recomputed whole)', inBucket);
-      report.rollup = { runs };
-    } finally {
-      await db.end();
-    }
-  }
+  if (rollupScans > 0) report.rollup = await rollupPhase({ postgres, admin, rollupScans, say, count, scansStored });
 
   // 4. The model.
-  model(report, assumptionsOf(args.assume));
+  model(report, assumptionsOf(args.assume, fail));
 } catch (err) {
   failed = err;
 } finally {
@@ -478,194 +370,3 @@ writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 else process.stdout.write(`${render(report)}\nwritten ${path.relative(ROOT, file)}\n`);
 process.exit(0);
-
-/**
- * The capacity model over a report's measurements (scaling-model.ts): the PostgreSQL fit, and per tier
- * the plans at RATES and the limits. Redis CPU per command is taken from the busiest load (Redis spends
- * less per command the more commands each wake-up finds: the slower tiers' loads overstate it).
- */
-function model(r: ScalingReport, assumptions: typeof DEFAULT_ASSUMPTIONS): void {
-  const measured = Object.values(r.tiers).map((t) => t.per_scan);
-  r.postgres_cost_fit = commitFit(measured);
-  r.assumptions = assumptions;
-  r.redis_cpu_ms_per_command = busiestRedisCpuPerCommand(measured);
-  r.plans = {};
-  const steady = r.rollup?.runs.at(-1);
-  const zero = unitCost(noCounts(), noCounts(), 1);
-  for (const [tier, t] of Object.entries(r.tiers)) {
-    const inputs: Inputs = {
-      scan: { ...t.per_scan, redis_cpu_ms: r.redis_cpu_ms_per_command * t.per_scan.redis_commands },
-      delivery: r.webhooks ? deliveryCost(r.webhooks.per_delivery, r.webhooks.backlog?.per_delivery ?? null) : zero,
-      rollup_scans_per_db_cpu_s: steady?.scans_per_db_cpu_s ?? 0,
-      // one backend per run: its CPU rate is a dedicated core's (scaling-model.ts Inputs)
-      rollup_scans_per_run_s: steady?.scans_per_db_cpu_s ?? 0,
-    };
-    r.plans[tier] = { plans: RATES.map((x) => plan(x, inputs, assumptions)), limits: limits(inputs, assumptions) };
-  }
-}
-
-/** Counters all zero: the delivery cost of a run without the webhook phase. */
-function noCounts(): StackCounters {
-  return {
-    serviceCpuS: 0,
-    postgresCpuS: 0,
-    redisCpuS: 0,
-    walBytes: 0,
-    xactCommit: 0,
-    tupInserted: 0,
-    tupUpdated: 0,
-    tupDeleted: 0,
-    redisCalls: {},
-    tableBytes: {},
-  };
-}
-
-/** `node_cores=32,deliveries_per_scan=0.5` over the default assumptions. */
-function assumptionsOf(spec: string | undefined): typeof DEFAULT_ASSUMPTIONS {
-  const out = { ...DEFAULT_ASSUMPTIONS };
-  for (const pair of (spec ?? '').split(',').filter(Boolean)) {
-    const [k, v] = pair.split('=').map((x) => x.trim());
-    if (!k || !(k in out))
-      fail(`--assume: unknown assumption ${JSON.stringify(k)} (one of ${Object.keys(out).join(', ')})`);
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) fail(`--assume: ${k} takes a positive number (got ${JSON.stringify(v)})`);
-    out[k as keyof typeof out] = n;
-  }
-  return out;
-}
-
-function formatCost(c: UnitCost): string {
-  return `service ${c.service_cpu_ms} ms CPU, PostgreSQL ${c.postgres_cpu_ms} ms CPU, WAL ${c.wal_bytes} B, ${c.transactions} transactions, tuples +${c.tuples_inserted} ~${c.tuples_updated} -${c.tuples_deleted}, Redis ${c.redis_commands} commands ${c.redis_cpu_ms} ms CPU, storage ${c.storage_bytes} B`;
-}
-
-function render(r: ScalingReport): string {
-  const m = r.machine;
-  const out = [
-    '',
-    `machine: ${m.cpus} × ${m.cpu}, ${m.memory_gib} GiB, ${m.platform}, node ${m.node}, load ${m.loadavg_1m_at_start} at start`,
-    `         ${m.postgres}; ${m.redis.split(' ').slice(0, 3).join(' ')}; commit ${m.git_commit}${m.git_dirty ? ' (dirty)' : ''}`,
-    'per scan (the mix, one service process, private PostgreSQL and Redis)',
-  ];
-  for (const [tier, t] of Object.entries(r.tiers)) {
-    out.push(`  ${tier.padEnd(9)} ${formatSummary(t.load)}`);
-    out.push(`  ${''.padEnd(9)} ${formatCost(t.per_scan)}`);
-    out.push(
-      `  ${''.padEnd(9)} scans per service core: ${Math.round(1000 / Math.max(t.per_scan.service_cpu_ms, 1e-9))}; per PostgreSQL core: ${Math.round(1000 / Math.max(t.per_scan.postgres_cpu_ms, 1e-9))}`,
-    );
-    out.push(
-      `  ${''.padEnd(9)} Redis commands: ${JSON.stringify(t.per_scan.redis_commands_by_name)}; storage: ${JSON.stringify(t.per_scan.storage_bytes_by_table)}`,
-    );
-  }
-  if (r.postgres_cost_fit)
-    out.push(
-      `  PostgreSQL CPU per scan ≈ ${r.postgres_cost_fit.per_scan_ms} ms + ${r.postgres_cost_fit.per_commit_ms} ms × transactions per scan (least squares over the tiers)`,
-    );
-  if (r.webhooks) {
-    const w = r.webhooks;
-    out.push(
-      `webhooks: ${w.webhooks} subscribed to every scan event, tier ${w.tier}: ${w.deliveries} deliveries for ${w.scans} scans, drained ${w.drain_after_load_s} s after the load`,
-    );
-    out.push(`  per delivery (with − without): ${formatCost(w.per_delivery)}`);
-    if (w.backlog)
-      out.push(
-        `  backlog of ${w.backlog.deliveries}: ${w.backlog.seconds} s, ${w.backlog.per_s} deliveries/s; per delivery: ${formatCost(w.backlog.per_delivery)}`,
-      );
-  }
-  if (r.rollup)
-    for (const x of r.rollup.runs)
-      out.push(
-        `rollup ${x.label}: ${x.scans_read} scans, ${x.buckets} buckets, ${x.wall_s} s, PostgreSQL ${x.postgres_cpu_s} s CPU, WAL ${x.wal_bytes} B → ${x.scans_per_wall_s} scans/s wall, ${x.scans_per_db_cpu_s} scans per PostgreSQL CPU s`,
-      );
-  out.push(`capacity model (assumptions: ${JSON.stringify(r.assumptions)})`);
-  for (const [tier, p] of Object.entries(r.plans)) {
-    for (const x of p.plans)
-      out.push(
-        `  ${tier.padEnd(9)} ${String(x.scans_per_s).padStart(7)}/s: ${x.service_cores} service cores → ${x.nodes} nodes; DB cores scans ${x.db_cores_scans} + webhooks ${x.db_cores_webhooks} + rollup ${x.db_cores_rollup} → provision ${x.db_cores_provisioned}; WAL ${x.wal_mib_per_s} MiB/s; ${x.storage_gib_per_day} GiB/day; Redis ${x.redis_commands_per_s} cmd/s, ${x.redis_cores} cores → ${x.redis_shards} shard(s); rollup run at bucket end ${x.rollup_run_s_at_bucket_end} s`,
-      );
-    const l = p.limits;
-    out.push(
-      `  ${tier.padEnd(9)} limits (scans/s): DB inserts ${l.db_scan_inserts}, DB all ${l.db_all}, WAL ${l.wal}, rollup freshness ${l.rollup_freshness}, Redis shard ${l.redis_shard}; first: ${l.first}`,
-    );
-  }
-  return out.join('\n');
-}
-
-/** --spread: the median and (max − min) / median of the headline numbers over earlier reports. */
-function printSpread(files: string[]): void {
-  if (files.length < 2)
-    fail('--spread takes two or more report files, comma-separated (benchmarks/results/scaling-*.json)');
-  const reports = files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as ScalingReport);
-  const rows: [string, number[]][] = [];
-  const keys: (keyof UnitCost)[] = [
-    'service_cpu_ms',
-    'postgres_cpu_ms',
-    'wal_bytes',
-    'tuples_inserted',
-    'redis_commands',
-    'redis_cpu_ms',
-    'storage_bytes',
-  ];
-  for (const tier of Object.keys(reports[0]!.tiers)) {
-    rows.push([`${tier} req/s`, reports.map((r) => r.tiers[tier]?.load.req_per_s ?? NaN)]);
-    for (const k of keys)
-      rows.push([`${tier} ${k}`, reports.map((r) => (r.tiers[tier]?.per_scan[k] as number) ?? NaN)]);
-  }
-  const fits = reports.map((r) => commitFit(Object.values(r.tiers).map((t) => t.per_scan)));
-  if (fits.every(Boolean)) {
-    rows.push(['PostgreSQL ms per scan (fit)', fits.map((f) => f!.per_scan_ms)]);
-    rows.push(['PostgreSQL ms per commit (fit)', fits.map((f) => f!.per_commit_ms)]);
-  }
-  if (reports.every((r) => r.webhooks))
-    for (const k of keys) rows.push([`delivery ${k}`, reports.map((r) => r.webhooks!.per_delivery[k] as number)]);
-  if (reports.every((r) => r.webhooks?.backlog)) {
-    rows.push(['backlog deliveries/s', reports.map((r) => r.webhooks!.backlog!.per_s)]);
-    for (const k of keys)
-      rows.push([`backlog delivery ${k}`, reports.map((r) => r.webhooks!.backlog!.per_delivery[k] as number)]);
-  }
-  if (reports.every((r) => r.rollup?.runs.length))
-    for (const i of reports[0]!.rollup!.runs.keys()) {
-      rows.push([`rollup #${i + 1} scans/wall s`, reports.map((r) => r.rollup!.runs[i]?.scans_per_wall_s ?? NaN)]);
-      rows.push([`rollup #${i + 1} scans/DB CPU s`, reports.map((r) => r.rollup!.runs[i]?.scans_per_db_cpu_s ?? NaN)]);
-    }
-  const out = [`${files.length} runs: ${files.map((f) => path.basename(f)).join(', ')}`];
-  for (const [name, values] of rows) {
-    const s = spread(values);
-    out.push(
-      `  ${name.padEnd(34)} ${values.join(' / ').padEnd(40)} median ${s.median}  spread ${Math.round(s.spread * 100)} %`,
-    );
-  }
-  const median = medianReport(reports);
-  model(median, assumptionsOf(args.assume));
-  out.push('', 'the capacity model over the medians of these runs:');
-  out.push(
-    ...render(median)
-      .split('\n')
-      .slice(
-        render(median)
-          .split('\n')
-          .findIndex((l) => l.startsWith('capacity')),
-      ),
-  );
-  process.stdout.write(`${out.join('\n')}\n`);
-}
-
-/** Every numeric field the median over `values` (objects of one shape); other fields from the first. */
-function medianOf<T>(values: readonly T[]): T {
-  const first = values[0]!;
-  if (typeof first === 'number') return spread(values as unknown as number[]).median as T;
-  if (first === null || typeof first !== 'object' || Array.isArray(first)) return first;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(first))
-    out[k] = medianOf(values.map((v) => (v as Record<string, unknown>)[k] ?? (first as Record<string, unknown>)[k]));
-  return out as T;
-}
-
-/** A report whose measurements are the medians of `reports` (the first one's machine and settings). */
-function medianReport(reports: readonly ScalingReport[]): ScalingReport {
-  const r = structuredClone(reports[0]!);
-  for (const tier of Object.keys(r.tiers)) r.tiers[tier] = medianOf(reports.map((x) => x.tiers[tier]!));
-  if (reports.every((x) => x.webhooks)) r.webhooks = medianOf(reports.map((x) => x.webhooks!));
-  if (reports.every((x) => x.rollup?.runs.length === r.rollup?.runs.length) && r.rollup)
-    r.rollup.runs = r.rollup.runs.map((_, i) => medianOf(reports.map((x) => x.rollup!.runs[i]!)));
-  return r;
-}

@@ -59,6 +59,44 @@ export function apiKeyServices(
   return { db, clock, keyring, revocations, defaultTtlDays: config.API_KEY_DEFAULT_TTL_DAYS };
 }
 
+/** The group-commit scan writer, reporting its batches to `metrics`; a committed delivery wakes `pump`. */
+export function scanWriterFor(
+  { config, db }: Pick<AppDeps, 'config' | 'db'>,
+  metrics: Metrics,
+  pump: DeliveryPump | null,
+): ScanWriter {
+  return new ScanWriter(db, {
+    maxBatch: config.SCAN_WRITER_MAX_BATCH,
+    maxConcurrent: config.SCAN_WRITER_CONCURRENCY,
+    detectionEvents: config.AUDIT_DETECTION_EVENTS,
+    onBatch: (rows, seconds) => {
+      metrics.scanWriteBatch.observe(rows);
+      metrics.scanWriteDuration.observe(seconds);
+    },
+    onDeliveries: (count) => {
+      metrics.webhookEnqueued.inc(count);
+      pump?.poke();
+    },
+  });
+}
+
+/** The bearer authenticator: API keys (and SSO session tokens when configured), cached, dropped on revocation. */
+export function authenticatorFor(
+  { config, db, clock, logger, keyring }: Pick<AppDeps, 'config' | 'db' | 'clock' | 'logger' | 'keyring'>,
+  revocations: InvalidationBus,
+): Authenticator {
+  return new Authenticator({
+    db,
+    clock,
+    logger,
+    hashKey: keyring.apiKeyHash,
+    revocations,
+    cacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    deploymentMode: config.DEPLOYMENT_MODE,
+    sso: ssoVerifierFromConfig(config, clock),
+  });
+}
+
 /** Builds every service the API uses. Nothing runs until `start()`. */
 export function buildServices(deps: AppDeps): ServiceSet {
   const { config, db, redis, clock, logger, keyring } = deps;
@@ -88,29 +126,8 @@ export function buildServices(deps: AppDeps): ServiceSet {
   const rateLimiter = redis
     ? new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, clock, logger)
     : new MemoryRateLimiter(clock);
-  const scanWriter = new ScanWriter(db, {
-    maxBatch: config.SCAN_WRITER_MAX_BATCH,
-    maxConcurrent: config.SCAN_WRITER_CONCURRENCY,
-    detectionEvents: config.AUDIT_DETECTION_EVENTS,
-    onBatch: (rows, seconds) => {
-      metrics.scanWriteBatch.observe(rows);
-      metrics.scanWriteDuration.observe(seconds);
-    },
-    onDeliveries: (count) => {
-      metrics.webhookEnqueued.inc(count);
-      webhookPump?.poke();
-    },
-  });
-  const authenticator = new Authenticator({
-    db,
-    clock,
-    logger,
-    hashKey: keyring.apiKeyHash,
-    revocations,
-    cacheTtlMs: config.AUTH_CACHE_TTL_MS,
-    deploymentMode: config.DEPLOYMENT_MODE,
-    sso: ssoVerifierFromConfig(config, clock),
-  });
+  const scanWriter = scanWriterFor(deps, metrics, webhookPump);
+  const authenticator = authenticatorFor(deps, revocations);
   const evidenceStorage = evidenceStorageFromConfig(config, publicUrlFromConfig(config), keyring.evidenceUpload);
   const identity: IdentityDeps = {
     db,

@@ -6,7 +6,7 @@ import type { Metrics } from '../lib/metrics.ts';
 import { renderToolset } from '../engine/content.ts';
 import type { DetectorResult } from '../engine/detector.ts';
 import type { DetectorRun, ScanEngine } from '../engine/pipeline.ts';
-import { shownDecision, type CompiledPolicy } from '../engine/policy.ts';
+import { shownDecision, type CompiledPolicy, type PolicyDecision } from '../engine/policy.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { Errors } from '../lib/errors.ts';
@@ -93,17 +93,15 @@ export async function createScan(
 ): Promise<ScanRow> {
   const { engine, clock } = deps;
   const policy = meta.policy !== undefined ? meta.policy : await checkScanRequest(deps, orgId, body);
-  const { options, context, content } = body;
-  const mcpTools =
-    content.type === 'toolset' ? content.tools.map((t) => ({ server: t.server, tool_name: t.name })) : null;
+  const { options, context } = body;
 
   const started = performance.now();
   const now = clock.now();
   // Loaded while the engine runs (a cache hit is a map lookup).
   const subscriptions = deps.webhooks.of(orgId);
   subscriptions.catch(() => undefined);
-  const text =
-    content.type === 'text' ? content.text : content.type === 'toolset' ? renderToolset(content.tools) : null;
+  const scanned = scannedOf(body);
+  const { text, mcpTools } = scanned;
   if (text !== null) await deps.budget?.take(meta.apiKeyId, text.length);
   let outcome;
   try {
@@ -135,11 +133,57 @@ export async function createScan(
   const findings = outcome.runs
     .filter((r) => r.result.items.length > 0)
     .map((r) => shapeFinding(engine.registry, r.result));
-  // `notify` stays with the outcome (webhooks read it); the stored decision is what the API returns.
-  const decision = shownDecision(outcome.decision);
   const scores: Record<string, number> = {};
   for (const r of outcome.runs) scores[r.result.detector] = r.result.score;
-  const row: ScanRow = {
+  const row = scanRow(deps, orgId, body, meta, now, scanned, { decision: outcome.decision, findings, scores });
+  row.latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
+  await deps.writer.write(storedScan(row), scanDeliveries(await subscriptions, row, outcome.decision.notify));
+  deps.metrics.scanDuration.observe({ tier: options.tier }, (performance.now() - started) / 1000);
+  deps.metrics.decisions.inc({ action: row.action, surface: row.surface });
+  return row;
+}
+
+/** What a scan of `body` reads: the text (a toolset's rendering; null for an image) and a toolset's tools. */
+export interface Scanned {
+  text: string | null;
+  mcpTools: { server: string; tool_name: string }[] | null;
+}
+
+/** The text a scan of `body` reads and the tools it lists. */
+export function scannedOf({ content }: CreateScanInput): Scanned {
+  if (content.type === 'text') return { text: content.text, mcpTools: null };
+  if (content.type === 'toolset')
+    return {
+      text: renderToolset(content.tools),
+      mcpTools: content.tools.map((t) => ({ server: t.server, tool_name: t.name })),
+    };
+  return { text: null, mcpTools: null };
+}
+
+/** What decided a scan, as its row stores it: the decision (its `notify` is dropped), findings, scores per detector. */
+export interface ScanVerdict {
+  decision: PolicyDecision;
+  findings: unknown[];
+  scores: Record<string, number>;
+}
+
+/**
+ * The row a scan of `body` stores, as the caller's answer shows it (store it through `storedScan`).
+ * Also what the benchmark's durable echo commits: an allowed scan's row without running the engine.
+ */
+export function scanRow(
+  deps: Pick<ScanDeps, 'retentionDays' | 'endUserId'>,
+  orgId: string,
+  body: CreateScanInput,
+  meta: Pick<ScanMeta, 'apiKeyId' | 'requestId'>,
+  now: Date,
+  { text, mcpTools }: Scanned,
+  verdict: ScanVerdict,
+): ScanRow {
+  const { options, context, content } = body;
+  // `notify` stays with the outcome (webhooks read it); the stored decision is what the API returns.
+  const decision = shownDecision(verdict.decision);
+  return {
     org_id: orgId,
     id: newTimedId('scan', now.getTime()),
     created_at: now,
@@ -154,8 +198,8 @@ export async function createScan(
     end_user_id_hash: context.end_user_id === undefined ? null : hashEndUserId(context.end_user_id),
     action: decision.action,
     decision,
-    findings,
-    scores,
+    findings: verdict.findings,
+    scores: verdict.scores,
     content_stored: options.capture,
     content: options.capture ? { ...content } : null,
     content_expires_at: options.capture ? new Date(now.getTime() + deps.retentionDays * 86_400_000) : null,
@@ -166,11 +210,6 @@ export async function createScan(
     mcp_tools: mcpTools,
     observed_action: decision.observed_action ?? null,
   };
-  row.latency_ms = Math.round((performance.now() - started) * 1000) / 1000;
-  await deps.writer.write(storedScan(row), scanDeliveries(await subscriptions, row, outcome.decision.notify));
-  deps.metrics.scanDuration.observe({ tier: options.tier }, (performance.now() - started) / 1000);
-  deps.metrics.decisions.inc({ action: row.action, surface: row.surface });
-  return row;
 }
 
 /** @throws ProblemError 404 `scans.not_found` when the id is unknown in this organization. */

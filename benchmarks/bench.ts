@@ -1,5 +1,11 @@
 /**
- * The HTTP benchmark: the service under autocannon next to a bare Express JSON echo in the same run.
+ * The HTTP benchmark: the service under autocannon next to two baselines in the same run, a bare
+ * Express JSON echo (echo-server.ts: no durable work) and the durable echo (durable-echo.ts: the
+ * service's Express stack, body validation and API-key authentication from the key cache, and one
+ * allowed scan's row committed through the group-commit writer before it answers: everything a scan
+ * request does but detection). Each scan run is reported as a ratio to both: over the durable echo it
+ * is the share of the possible it reaches; the durable echo over the bare echo is the price of
+ * durability (PostgreSQL's share shows in its CPU per request).
  *
  *   npm run bench -- [--scenario standard|mix|document|scaling|all] [--tier fast|accurate|auto[,…]]
  *                    [--connections N[,N…]] [--duration S] [--warmup S] [--body-chars N] [--surface S]
@@ -8,14 +14,14 @@
  * Scenarios (explicit flags apply to every scenario of the run; otherwise each has its defaults):
  * - standard: `POST /v1/scans`, 60% benign / 20% injection / 20% PII bodies of 1,000 characters,
  *   surface user_message, tier fast, 50 connections; `--cluster N` runs the service with N processes.
- *   Target: ≥ 0.35 of the echo with p99 ≤ 60 ms.
+ *   Targets: ≥ 0.35 of the bare echo and ≥ 0.60 of the durable echo with p99 ≤ 50 ms.
  * - mix: the realistic mix (mix-fixtures.ts: mostly benign chat, some assistant output, tool results
  *   and documents, the same system prompts and MCP tool descriptions again and again, a few attacks
- *   and PII), tier auto, 50 connections; `--body-chars` and `--surface` do not apply. Target: ≥ 0.25
- *   of the echo. Its service counters say which share of scans reached the sentence encoder.
+ *   and PII), tier auto, 50 connections; `--body-chars` and `--surface` do not apply. Target: ≥ 0.20
+ *   of the bare echo. Its service counters say which share of scans reached the sentence encoder.
  * - document: 30,000-character documents (benign paragraphs, the occasional injection or PII
- *   sentence), surface document, tier auto, at 1 and at 8 connections (each service run beside an
- *   echo at the same count); target p95 ≤ 150 ms at 1 connection, 8 reported. The target is a
+ *   sentence), surface document, tier auto, at 1 and at 8 connections (each service run beside the
+ *   echoes at the same count); target p95 ≤ 150 ms at 1 connection, 8 reported. The target is a
  *   latency: with c documents in flight each waits for the others' share of the cores (p95 grows
  *   about c-fold), so more connections measure a loaded service rather than a document's latency.
  * - scaling: the standard load against `--cluster n` for n = 1..N (N = --cluster, default the CPU
@@ -23,7 +29,7 @@
  * `--connections 1,8` runs each scenario at each count.
  *
  * Every request's text is its own: a 6-digit marker from one counter is spliced into slots woven
- * through each text (body-source.ts; the echo gets the same bodies), so neither the encoder's window
+ * through each text (body-source.ts; both echoes get the same bodies), so neither the encoder's window
  * LRU nor the result cache turns a run into cache hits; the mix's system prompts and tool descriptions
  * are its only deliberate repeats. `--repeat-texts` sends the same few bodies again and again instead
  * (the old behaviour), to measure cache hits; targets are checked only on unique texts.
@@ -35,13 +41,14 @@
  * service has one, `cf_scan_cache_total` (result cache lookups). With
  * `--cluster` each process keeps its own counters, so those runs carry none.
  *
- * `--repeat N` runs the scenarios N times in rounds (echo and service interleaved, each round with its
- * own echo), so slow drift on a shared machine hits both sides alike; ratios and targets are then
+ * `--repeat N` runs the scenarios N times in rounds (echoes and service interleaved, each round with
+ * its own echoes), so slow drift on a shared machine hits both sides alike; ratios and targets are then
  * reported per round and as the median over the rounds (a target is met when its median is).
  *
  * The service runs as a child process on DATABASE_URL, else a fresh `cf_bench` database on the local
  * PostgreSQL, or with --embedded on its own embedded PostgreSQL in a temporary DATA_DIR. Each target
- * is warmed up before it is measured. Writes benchmarks/results/<timestamp>.json and .html.
+ * is warmed up before it is measured. The durable echo starts once the service has (on its database,
+ * with the key bootstrapped for the run) and stops before it. Writes benchmarks/results/<timestamp>.json and .html.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -49,9 +56,9 @@ import path from 'node:path';
 import { SURFACES } from '../engine/detector.ts';
 import { cpuPerRequest, formatCpu, sampleCpu } from './cpu.ts';
 import { bodySource, type BodyTemplate } from './body-source.ts';
-import { documentTemplates, standardTemplates } from './fixtures.ts';
-import { formatSummary, measure, type Measurement } from './measure.ts';
-import { mixTemplates } from './mix-fixtures.ts';
+import { loadFor as loadOf, type Load } from './bench-loads.ts';
+import { DURABLE_ECHO_PATH } from './durable-echo.ts';
+import { measure, type Measurement } from './measure.ts';
 import { medianRatios, medianScaling, round3, targetChecks, targetsOf, type Check } from './rounds.ts';
 import { parseCli } from './cli.ts';
 import { machineInfo, ROOT, start, stop } from './processes.ts';
@@ -64,7 +71,16 @@ import {
   type ScalingRow,
   type TargetCheck,
 } from './report-html.ts';
-import { bootstrapKey, METRICS_TOKEN, openDatabase, startService, type Database, type Service } from './service.ts';
+import { formatReport } from './report-text.ts';
+import {
+  bootstrapKey,
+  METRICS_TOKEN,
+  openDatabase,
+  startDurableEcho,
+  startService,
+  type Database,
+  type Service,
+} from './service.ts';
 import { formatServiceMetrics, parseCounters, serviceMetrics, type Counters } from './service-metrics.ts';
 
 const USAGE =
@@ -114,34 +130,8 @@ const repeat = positiveInt('repeat', args.repeat)!;
 const progress = !args.json;
 const say = (s: string) => progress && process.stderr.write(`${s}\n`);
 
-/** One scenario's load: the flags where given, else the scenario's defaults. */
-interface Load {
-  connections: number[];
-  chars: number;
-  surface: string;
-  tiers: string[];
-  templates: (tier: string) => BodyTemplate[];
-}
-function loadFor(scenario: Scenario): Load {
-  if (scenario === 'mix')
-    return {
-      connections: connectionsArg ?? [50],
-      chars: 0, // varies per request (mix-fixtures.ts)
-      surface: 'mix',
-      tiers: tiers ?? ['auto'],
-      templates: (tier) => mixTemplates(tier),
-    };
-  const document = scenario === 'document';
-  const chars = charsArg ?? (document ? 30_000 : 1_000);
-  const surface = args.surface ?? (document ? 'document' : 'user_message');
-  return {
-    connections: connectionsArg ?? (document ? [1, 8] : [50]),
-    chars,
-    surface,
-    tiers: tiers ?? [document ? 'auto' : 'fast'],
-    templates: (tier) => (document ? documentTemplates(chars, surface, tier) : standardTemplates(chars, surface, tier)),
-  };
-}
+const loadFor = (scenario: Scenario): Load =>
+  loadOf(scenario, { connections: connectionsArg, chars: charsArg, surface: args.surface, tiers });
 
 const runs: RunRecord[] = [];
 const ratios: Ratio[] = [];
@@ -157,6 +147,7 @@ const roundTag = () => (repeat > 1 ? ` #${state.round}` : '');
 
 let db: Database | null = null;
 let echo: Awaited<ReturnType<typeof start>> | null = null;
+let durableEcho: Awaited<ReturnType<typeof start>> | null = null;
 let secret = '';
 
 /** The service with `cluster` processes (null: the plain single process), restarted only when that changes. */
@@ -185,7 +176,7 @@ async function scrape(svc: Service): Promise<Counters | null> {
 
 /** What one measured run is: its target process (CPU accounting), URL, bodies and the service when scanning. */
 interface Target {
-  kind: 'echo' | 'scans';
+  kind: RunRecord['target'];
   pid: number;
   url: string;
   templates: BodyTemplate[];
@@ -228,25 +219,42 @@ async function record(scenario: Scenario, t: Target, load: Load, connections: nu
   return run;
 }
 
-// The echo baseline once per distinct load (bodies, connections): its ratio partner in every scenario.
-const echoRuns = new Map<string, RunRecord>();
-async function echoFor(scenario: Scenario, load: Load, connections: number): Promise<RunRecord> {
+type Baseline = 'echo' | 'durable-echo';
+// Each baseline once per distinct load (bodies, connections) and round: the ratio partners in every scenario.
+const baselineRuns = new Map<string, RunRecord>();
+async function baselineFor(kind: Baseline, scenario: Scenario, load: Load, connections: number): Promise<RunRecord> {
   const bodies = scenario === 'scaling' ? 'standard' : scenario;
-  const key = `${state.round}|${bodies}|${load.chars}|${load.surface}|${connections}`;
-  const done = echoRuns.get(key);
+  const key = `${kind}|${state.round}|${bodies}|${load.chars}|${load.surface}|${connections}`;
+  const done = baselineRuns.get(key);
   if (done) return done;
-  const target: Target = {
-    kind: 'echo',
-    pid: echo!.child.pid!,
-    url: `http://127.0.0.1:${echo!.port}/echo`,
-    templates: load.templates(load.tiers[0]!),
-    tier: null,
-    svc: null,
-    headers: {},
-  };
-  const run = await record(scenario, target, load, connections);
-  echoRuns.set(key, run);
+  // On the service's database with the run's key, so only once the service has started.
+  if (kind === 'durable-echo' && !durableEcho) durableEcho = await startDurableEcho(db!);
+  const target = kind === 'echo' ? echo! : durableEcho!;
+  const run = await record(
+    scenario,
+    {
+      kind,
+      pid: target.child.pid!,
+      url: `http://127.0.0.1:${target.port}${kind === 'echo' ? '/echo' : DURABLE_ECHO_PATH}`,
+      templates: load.templates(load.tiers[0]!),
+      tier: null,
+      svc: null,
+      headers: kind === 'echo' ? {} : { authorization: `Bearer ${secret}` },
+    },
+    load,
+    connections,
+  );
+  baselineRuns.set(key, run);
   return run;
+}
+
+/** Both baselines of a load; the first time, also the durable echo's ratio to the bare one (the price of durability). */
+async function baselinesFor(scenario: Scenario, load: Load, connections: number) {
+  const measured = baselineRuns.size;
+  const bare = await baselineFor('echo', scenario, load, connections);
+  const durable = await baselineFor('durable-echo', scenario, load, connections);
+  if (baselineRuns.size > measured) ratio(durable, bare);
+  return { bare, durable };
 }
 
 async function scans(scenario: Scenario, load: Load, tier: string, svc: Service, connections: number) {
@@ -287,12 +295,12 @@ async function scenario(name: Scenario): Promise<void> {
   const load = loadFor(name);
   const svc = await serviceWith(clusterArg ?? null);
   for (const connections of load.connections) {
-    const base = await echoFor(name, load, connections);
+    const { bare, durable } = await baselinesFor(name, load, connections);
     for (const tier of load.tiers) {
       const run = await scans(name, load, tier, svc, connections);
-      const value = ratio(run, base);
+      const vs = { vs_echo: ratio(run, bare), vs_durable_echo: ratio(run, durable) };
       if (!unique) continue; // repeated texts flatter the service: no target is checked on them
-      for (const c of targetChecks({ ...run, ratio: value, p95_ms: run.summary.p95_ms, p99_ms: run.summary.p99_ms }))
+      for (const c of targetChecks({ ...run, ...vs, p95_ms: run.summary.p95_ms, p99_ms: run.summary.p99_ms }))
         checks.push(c);
     }
   }
@@ -305,13 +313,14 @@ async function scale(): Promise<void> {
   const tier = load.tiers[0]!;
   const measured: RunRecord[] = [];
   for (let n = 1; n <= top; n++) measured.push(await scans('scaling', load, tier, await serviceWith(n), connections));
-  const base = await echoFor('scaling', load, connections);
+  const { bare, durable } = await baselinesFor('scaling', load, connections);
   const one = measured[0]!.summary.req_per_s;
   const rows = measured.map((run, i) => ({
     processes: i + 1,
     req_per_s: run.summary.req_per_s,
     efficiency: round3(run.summary.req_per_s / Math.max((i + 1) * one, 1)),
-    vs_echo: ratio(run, base),
+    vs_echo: ratio(run, bare),
+    vs_durable_echo: ratio(run, durable),
   }));
   scalingRounds.push(rows);
   for (const row of rows.slice(1))
@@ -337,6 +346,8 @@ try {
 } catch (err) {
   failed = err;
 } finally {
+  // Before the service: it may stop the embedded cluster the durable echo is connected to.
+  if (durableEcho) await stop(durableEcho.child);
   await state.service?.stop();
   if (echo) await stop(echo.child);
   await db?.dispose().catch(() => undefined);
@@ -372,24 +383,5 @@ writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
 writeFileSync(htmlFile, renderHtml(report));
 
 if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-else {
-  const out: string[] = ['', 'runs'];
-  for (const r of runs)
-    out.push(
-      `  ${r.id.padEnd(40)} ${formatSummary(r.summary)}${r.cpu ? `\n  ${''.padEnd(40)} ${formatCpu(r.cpu)}` : ''}${r.service_metrics ? `\n  ${''.padEnd(40)} ${formatServiceMetrics(r.service_metrics)}` : ''}`,
-    );
-  out.push('ratios (req/s; the headline)');
-  for (const r of ratios) out.push(`  ${r.name.padEnd(62)} ${r.value}`);
-  if (state.scaling) {
-    out.push(repeat > 1 ? `scaling (median of ${repeat} rounds)` : 'scaling');
-    for (const s of state.scaling)
-      out.push(
-        `  ${String(s.processes).padStart(2)} processes  ${s.req_per_s} req/s  efficiency ${s.efficiency}  vs echo ${s.vs_echo}`,
-      );
-  }
-  if (targets.length) out.push('targets');
-  for (const t of targets) out.push(`  ${t.met ? 'met    ' : 'not met'}  ${t.name}: ${t.value} (wanted ${t.target})`);
-  out.push(`written ${path.relative(ROOT, jsonFile)}, ${path.relative(ROOT, htmlFile)}`);
-  process.stdout.write(`${out.join('\n')}\n`);
-}
+else process.stdout.write(formatReport(report, `${path.relative(ROOT, jsonFile)}, ${path.relative(ROOT, htmlFile)}`));
 process.exit(0);

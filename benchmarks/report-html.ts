@@ -10,12 +10,13 @@ import type { ServiceMetrics } from './service-metrics.ts';
 export type Scenario = 'standard' | 'mix' | 'document' | 'scaling';
 
 export interface RunRecord extends Measurement {
-  /** e.g. `standard: scans tier=fast`, `scaling: scans tier=fast cluster=2`, `document: echo`. */
+  /** e.g. `standard: scans tier=fast`, `scaling: scans tier=fast cluster=2`, `document: echo`, `standard: durable-echo`. */
   id: string;
   /** 1-based round of a `--repeat N` run. */
   round: number;
   scenario: Scenario;
-  target: 'echo' | 'scans';
+  /** `echo`: the bare echo; `durable-echo`: the durable echo (durable-echo.ts); `scans`: the service. */
+  target: 'echo' | 'durable-echo' | 'scans';
   tier: string | null;
   /** Processes sharing the port, null for the plain single process. */
   cluster: number | null;
@@ -25,7 +26,7 @@ export interface RunRecord extends Measurement {
   duration_s: number;
   /** CPU per response during the measured run (Linux; null elsewhere). */
   cpu: CpuPerRequest | null;
-  /** The service's own counters over the measured run (its /metrics); null for the echo and for --cluster runs. */
+  /** The service's own counters over the measured run (its /metrics); null for the echoes and for --cluster runs. */
   service_metrics: ServiceMetrics | null;
 }
 
@@ -43,6 +44,8 @@ export interface ScalingRow {
   /** throughput(n) / (n × throughput(1)) */
   efficiency: number;
   vs_echo: number;
+  /** Over the durable echo (durable-echo.ts). */
+  vs_durable_echo: number;
 }
 
 export interface TargetCheck {
@@ -262,7 +265,7 @@ section{border-top:1px solid #d0d7de;padding-top:8px;margin-top:16px}
 <h1>Content firewall benchmark</h1>
 <p class="meta">${esc(r.when)} — ${m.cpus} × ${esc(m.cpu ?? 'unknown CPU')}, ${m.memory_gib} GiB, ${esc(m.platform)}, Node ${esc(m.node)}, commit ${esc(m.git_commit ?? 'unknown')}${m.git_dirty ? ' (with uncommitted changes)' : ''}; database ${esc(r.settings.database)}; ${r.settings.duration_s} s per run after ${r.settings.warmup_s} s of warm-up; ${r.settings.bodies === 'unique' ? 'every request a text of its own' : 'repeated texts (--repeat-texts)'}${r.settings.repeat > 1 ? `, ${r.settings.repeat} rounds (echo and service interleaved; medians over the rounds beside each round's numbers)` : ''}.<br><code>${esc(r.settings.command)}</code></p>
 <h2>Ratios</h2>
-<p class="meta">The headline: absolute numbers drift on shared machines, ratios to the bare Express echo measured in the same run much less.</p>
+<p class="meta">The headline: absolute numbers drift on shared machines, ratios to baselines measured in the same run much less. Two baselines: the bare Express echo (no durable work) and the durable echo (the service's Express stack, body validation and API-key authentication, and one allowed scan's row committed through the group-commit writer: everything a scan request does but detection). A scan run over the durable echo is the share of the possible it reaches; the durable echo over the bare echo is the price of durability.</p>
 ${table(
   ['ratio', 'value'],
   r.ratios.map((x) => [x.name, x.value]),
@@ -271,8 +274,8 @@ ${r.targets.length ? `<h2>Targets</h2><table><thead><tr><th>target</th><th>wante
 ${
   r.scaling
     ? `<h2>Scaling</h2>${table(
-        ['processes', 'req/s', 'efficiency', 'vs echo'],
-        r.scaling.map((s) => [s.processes, s.req_per_s, s.efficiency, s.vs_echo]),
+        ['processes', 'req/s', 'efficiency', 'vs echo', 'vs durable echo'],
+        r.scaling.map((s) => [s.processes, s.req_per_s, s.efficiency, s.vs_echo, s.vs_durable_echo]),
       )}<figure>${scalingSvg(r.scaling)}<figcaption>Throughput per process count</figcaption></figure>`
     : ''
 }

@@ -62,8 +62,27 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** Starts the service; resolves once it answers /healthz and its whole process tree has gone idle. */
 /**
+ * The settings every process of the service under test runs with (the service, the durable echo), on
+ * `db` and `port`. LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the
+ * scan path's cost.
+ */
+function serviceEnv(db: Database, port: number): Record<string, string | undefined> {
+  return {
+    ...db.env,
+    SECRET_KEY: SECRET,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_REQUESTS: '100000000',
+    METRICS_ENABLED: 'true',
+    METRICS_TOKEN,
+    CLUSTER_WORKERS: undefined,
+  };
+}
+
+/**
+ * Starts the service; resolves once it answers /healthz and its whole process tree has gone idle.
  * `profileDir`: run the service with --cpu-prof, writing its profiles there when it stops. `env`: more
  * settings (e.g. `RESULT_CACHE_BYTES: '0'` for a load that repeats a few texts).
  */
@@ -75,19 +94,7 @@ export async function startService(
 ): Promise<Service> {
   const port = await freePort();
   const began = Date.now();
-  // LOG_LEVEL=warn: per-request access logs are an operator's choice, not part of the scan path's cost.
-  const env = {
-    ...db.env,
-    SECRET_KEY: SECRET,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_REQUESTS: '100000000',
-    METRICS_ENABLED: 'true',
-    METRICS_TOKEN,
-    CLUSTER_WORKERS: undefined,
-    ...extraEnv,
-  };
+  const env = { ...serviceEnv(db, port), ...extraEnv };
   const { child } = await start(
     [
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
@@ -101,6 +108,14 @@ export async function startService(
   const healthy = Date.now() - began;
   const idle = await waitUntilIdle(child.pid!);
   return { port, cluster, child, startup: { healthy_ms: healthy, idle_ms: idle }, stop: () => stop(child) };
+}
+
+/**
+ * Starts the durable echo (durable-echo.ts) on the service's database and settings. Start it after the
+ * service: with an embedded cluster, the service's; it must stop before the service stops that cluster.
+ */
+export function startDurableEcho(db: Database): Promise<{ child: ChildProcess; port: number }> {
+  return start(['benchmarks/durable-echo-server.ts'], serviceEnv(db, 0), /listening (\d+)/);
 }
 
 /** Creates an organization and an admin key through the operator CLI (which finds the embedded cluster too); returns the secret. */

@@ -1,5 +1,5 @@
 /**
- * `npm run train:thresholds [-- --dry-run] [--threads N] [--concurrency 64]`
+ * `npm run train:thresholds [-- --dry-run] [--gate-only] [--threads N] [--concurrency 64]`
  *
  * Fixes the calibrated detectors' thresholds at stated benign false-alarm rates (warn 5 %, flag 2 %,
  * block 0.5 %), per scoring form (`fast`, `accurate`) and surface group (`prompt`, `document`), and
@@ -46,12 +46,15 @@ import { datasetsDir, readJsonl } from './data/datasets.ts';
 import { upsertManifestEntry } from './trainers/common.ts';
 import { clampedLogit } from '../inference/logistic-head.ts';
 import { anchorsAtRates, originRates, TARGET_FPR, type PoolRow } from './threshold-fit.ts';
+import { crossFitGate, earlyShare, fitGate, gateLoss, type GateRow } from './toxicity-gate.ts';
 
 export { TARGET_FPR };
 
 const { values } = parseArgs({
   options: {
     'dry-run': { type: 'boolean', default: false },
+    // refit only the toxicity gate, on the manifest's calibration as it stands
+    'gate-only': { type: 'boolean', default: false },
     threads: { type: 'string' },
     concurrency: { type: 'string', default: '64' },
   },
@@ -158,38 +161,47 @@ function termLevels(pool: Pool): number[] {
   });
 }
 
-/** The share of the stack's warn-level detections the toxicity gate may decide without the encoder. */
-const GATE_LOSS = 0.005;
+/** The share of the toxic rows above the calibrated warn the toxicity gate may end without the encoder. */
+const GATE_LOSS = 0.015;
 
 /**
- * The auto tier's toxicity gate (`combine.cascade.below`, on the lexical model's score): the encoder runs
- * only above it. Its old value kept the stack's detections at the old, F1-chosen warn level (raw 0.39);
- * at the calibrated warn level far fewer scans can warn, so far more can skip the encoder. Refitted on
- * the labelled toxicity rows (public validation and functional, both classes, prompt surfaces): the
- * highest gate below which at most GATE_LOSS of the rows the full stack puts above the calibrated warn
- * anchor lie.
+ * The auto tier's toxicity gate (`combine.cascade.below`, on the lexical model's score; `toxicity-gate.ts`):
+ * the encoder runs only above it. Fitted on the labelled toxicity rows (public validation and functional,
+ * both classes, prompt surfaces), scored through the service's own path, to lose at most GATE_LOSS of the
+ * toxic rows the full stack puts above the calibrated warn anchor; reported with its cross-fitted loss at
+ * warn and at flag.
  */
 async function fitToxicityGate(): Promise<void> {
-  const entry = fitted.get('toxicity');
-  const c = entry?.combine;
-  const warn = entry?.calibration?.forms.accurate?.prompt?.warn_above;
-  if (!entry || c?.method !== 'logistic' || !c.cascade || !('below' in c.cascade) || !c.reduced || warn === undefined)
-    return;
+  const entry = fitted.get('toxicity') ?? modelEntry('toxicity', process.env.MODELS_DIR);
+  const c = entry.combine;
+  const anchors = entry.calibration?.forms.accurate?.prompt;
+  if (c?.method !== 'logistic' || !c.cascade || !('below' in c.cascade) || !c.reduced || !anchors) return;
   const labelled = [
     ...read(path.join(datasetsDir(), 'validation', 'toxicity_public.jsonl')),
     ...read(path.join(EVAL_DIR, 'toxicity-functional.jsonl')),
-  ].filter((r) => typeof r.text === 'string' && r.text);
+  ].filter((r) => typeof r.text === 'string' && r.text && (r.label === 0 || r.label === 1));
   const pool: Pool = labelled.map((r) => ({ text: r.text, group: 'prompt', origin: 'labelled' }));
   const reduced = await rawScores('toxicity', 'fast', pool);
   const full = await rawScores('toxicity', 'accurate', pool);
   // the reduced stack is sigmoid(bias + w · logit(lexical)): its inverse gives the lexical score
   const [w] = c.reduced.weights;
-  const lexical = reduced.map((s) => 1 / (1 + Math.exp(-(clampedLogit(s) - c.reduced!.bias) / w!)));
-  const kept = lexical.filter((_, i) => full[i]! > warn).sort((a, b) => a - b);
-  const below = Number((kept[Math.floor(GATE_LOSS * kept.length)] ?? c.cascade.below).toFixed(4));
-  const early = lexical.filter((x) => x <= below).length / lexical.length;
+  const rows: GateRow[] = labelled.map((r, i) => ({
+    lexical: 1 / (1 + Math.exp(-(clampedLogit(reduced[i]!) - c.reduced!.bias) / w!)),
+    full: full[i]!,
+    label: r.label!,
+  }));
+  const levels = { warn: anchors.warn_above, flag: anchors.flag_above };
+  const below = fitGate(rows, levels.warn, GATE_LOSS);
+  const cross = crossFitGate(rows, levels, GATE_LOSS);
+  const lost = (o: { detected: number; lost: number }) =>
+    `${o.lost} of ${o.detected} (${((100 * o.lost) / Math.max(1, o.detected)).toFixed(2)} %)`;
+  const benign = rows.filter((r) => r.label === 0);
   report.push(
-    `\ntoxicity auto gate (cascade.below): ${c.cascade.below} → ${below}: ${(100 * early).toFixed(1)} % of the ${lexical.length} labelled rows decided without the encoder, ${(100 * GATE_LOSS).toFixed(1)} % of the ${kept.length} rows above warn at most`,
+    `\ntoxicity auto gate (cascade.below): ${c.cascade.below} → ${below}, fitted on ${rows.length} labelled rows ` +
+      `(${(100 * earlyShare(benign, below)).toFixed(1)} % of the benign ones end without the encoder); toxic rows lost ` +
+      `at warn ${lost(gateLoss(rows, below, levels.warn))}, at flag ${lost(gateLoss(rows, below, levels.flag))}; ` +
+      `cross-fitted (20 seeded halvings; gates ${cross.gates[0]}–${cross.gates.at(-1)}): at warn ${lost(cross.warn)}, ` +
+      `at flag ${lost(cross.flag)}`,
   );
   fitted.set('toxicity', { ...entry, combine: { ...c, cascade: { ...c.cascade, below } } });
 }
@@ -237,14 +249,16 @@ async function fit(detector: string, pool: Pool, forms: { form: 'fast' | 'accura
   }
 }
 
-await fit('prompt_injection', injectionPool(), [
-  { form: 'fast', tier: 'fast', entry: 'pi-fast' },
-  { form: 'accurate', tier: 'accurate', entry: 'pi-accurate' },
-]);
-await fit('toxicity', toxicityPool(), [
-  { form: 'fast', tier: 'fast', entry: 'toxicity' },
-  { form: 'accurate', tier: 'accurate', entry: 'toxicity' },
-]);
+if (!values['gate-only']) {
+  await fit('prompt_injection', injectionPool(), [
+    { form: 'fast', tier: 'fast', entry: 'pi-fast' },
+    { form: 'accurate', tier: 'accurate', entry: 'pi-accurate' },
+  ]);
+  await fit('toxicity', toxicityPool(), [
+    { form: 'fast', tier: 'fast', entry: 'toxicity' },
+    { form: 'accurate', tier: 'accurate', entry: 'toxicity' },
+  ]);
+}
 await fitToxicityGate();
 await scanning.close();
 

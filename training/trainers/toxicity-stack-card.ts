@@ -166,6 +166,12 @@ ${o.table}
 
 ## Retrain
 \`npm run train:toxicity\`, then \`npm run train:toxicity-stack\` (rewrites the toxicity-semantic artifact,
-the toxicity entry's \`combine\`, \`thresholds\` and \`metrics.stack\`, and this file).
+the toxicity entry's \`combine\`, \`thresholds\` and \`metrics.stack\`, and this file), then
+\`npm run train:thresholds\`.
+
+The auto tier's gate as served is not the one above: \`npm run train:thresholds\` refits \`cascade.below\` on
+the service's own scores (windows and spelling view) at the calibrated levels, held to the recall of the
+toxic rows above warn (at most 1.5 % of them end early; cross-fitted loss at flag 0.32 %, at warn 1.64 %;
+docs/performance.md, "Toxicity's encoder share").
 `;
 }

@@ -146,7 +146,11 @@ export function* maskRunsSteps(text: string, masked: Uint8Array): Steps<void> {
       if (bEnd - s >= 24) end = bEnd;
     }
     if (end < 0) {
+      // Where an alternative could next succeed: the e-mail and base64 alternatives fail alike at every
+      // later start in the same run (same run end, less room), the hex ones need a \b, the URL an 'h'.
+      const limit = Math.min(k & E ? eEnd : s + 1, k & B ? bEnd : s + 1);
       s++;
+      while (s < limit && text.charCodeAt(s) !== 104 && !boundaryAt(text, s)) s++;
       continue;
     }
     masked.fill(1, s, end);

@@ -254,9 +254,8 @@ export class ModelDispatcher implements ModelClient {
   }
 
   /**
-   * Pumps once the code queuing this request has run to its end: every request it queues meanwhile (the
-   * scan's other detectors') fills the same task. Posting a task costs the main thread more than a small
-   * inference costs a thread.
+   * Pumps once the code queuing this request has run to its end: what it queues meanwhile (the scan's other
+   * detectors' requests) fills the same task; posting a task costs more than a small inference.
    */
   private pumpSoon(): void {
     if (this.pumpQueued) return;

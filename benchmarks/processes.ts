@@ -61,7 +61,8 @@ export function start(
   return new Promise((resolve, reject) => {
     const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
     for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
-    const loader = cmd[0]?.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    // the script is the first argument that is not a node flag (--cpu-prof … may come before it)
+    const loader = cmd.find((a) => !a.startsWith('-'))?.endsWith('.ts') ? ['--import', 'tsx'] : [];
     const child = spawn(process.execPath, [...loader, ...cmd], {
       cwd: ROOT,
       env: merged,

@@ -8,6 +8,7 @@
  * text and would outscore every attack (measured). Whitespace runs count as one space.
  */
 import { runNow, STEP_CHARS, type Steps } from '../lib/steps.ts';
+import { maskRunsSteps } from './mask-runs.ts';
 import { checkKind, MODELS_DIR, ModelIntegrityError, readVerified, type ModelEntry } from './manifest.ts';
 
 /** Symbols 1..95: printable ASCII from space; 96: any non-ASCII code unit; 0 is "no symbol". */
@@ -24,13 +25,8 @@ export function symbolOf(code: number): number {
   return 1;
 }
 
-/**
- * Runs that are benign high-entropy formats, not language: URLs, e-mail addresses, hex (hashes, ids, UUIDs, addresses:
- * 8+ hex characters with a digit and a letter, or 16+) and base64-alphabet runs without spaces. They read
- * as non-ASCII (not scored), in training and serving alike. Digits all read as '0': numbers are data.
- */
-const MASKED =
-  /https?:\/\/\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?=[0-9a-fA-F-]*\d)(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F][0-9a-fA-F-]{7,}\b|\b[0-9a-fA-F-]{16,}\b|[A-Za-z0-9+/=_-]{24,}/g;
+// Runs that are benign high-entropy formats, not language (URLs, e-mail addresses, hex, base64: mask-runs.ts)
+// read as non-ASCII (not scored), in training and serving alike. Digits all read as '0': numbers are data.
 
 /** The text as symbols (whitespace runs collapsed to one space, lower-cased when `lower`) and each symbol's text offset. */
 export function symbolsOf(text: string, lower: boolean): { sym: Uint8Array; off: Uint32Array } {
@@ -39,15 +35,7 @@ export function symbolsOf(text: string, lower: boolean): { sym: Uint8Array; off:
 
 function* symbolsSteps(text: string, lower: boolean): Steps<{ sym: Uint8Array; off: Uint32Array }> {
   const masked = new Uint8Array(text.length);
-  // matchAll runs on its own copy of the regex: pausing between matches is safe
-  let since = 0;
-  for (const m of text.matchAll(MASKED)) {
-    masked.fill(1, m.index, m.index + m[0].length);
-    if (m.index - since >= STEP_CHARS) {
-      since = m.index;
-      yield;
-    }
-  }
+  yield* maskRunsSteps(text, masked);
   const sym = new Uint8Array(text.length);
   const off = new Uint32Array(text.length + 1);
   let n = 0;

@@ -12,7 +12,7 @@
  * Matching is on the engine's normalised text, lowercased code unit by code unit (offsets stay those of
  * the normalised text). A term of a space-separated script matches at a word start and may continue
  * (stems: "anweisung" matches "Anweisungen"), except a Latin, Cyrillic or Greek term of up to
- * {@link SHORT} characters, which must be a whole word; a term of a script without spaces (Han, kana,
+ * four characters (term-index.ts `SHORT`), which must be a whole word; a term of a script without spaces (Han, kana,
  * Thai, …) or of Arabic or Hebrew (articles and conjunctions written onto the word) matches anywhere.
  */
 import { readFileSync } from 'node:fs';
@@ -21,6 +21,9 @@ import { runSteps, type Steps } from '../../lib/steps.ts';
 import { fromRoot } from '../../lib/package-root.ts';
 import { surfaceGroup, type DetectorInput, type DetectorResult, type SurfaceGroup } from '../detector.ts';
 import { itemFor } from './scoring.ts';
+import { lowerUnits, TermIndex } from './term-index.ts';
+
+export { lowerUnits, termsMatcher } from './term-index.ts';
 
 export interface IntentLexicon {
   languages: string[];
@@ -104,104 +107,6 @@ export function levelScore(level: Level, t: Thresholds): number {
   if (level === 'warn') return (t.warn_above + t.flag_above) / 2;
   if (level === 'flag') return (t.flag_above + t.block_above) / 2;
   return (t.block_above + 1) / 2;
-}
-
-/**
- * Scripts whose terms match anywhere: those written without spaces between words, and Arabic and
- * Hebrew, where articles, prepositions and conjunctions are written onto the word (و، ب، ال، ה، ו).
- */
-const UNSPACED =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Arabic}\p{Script=Hebrew}]/u;
-/** Scripts whose short terms are whole words (Hangul words take particles: its terms are always stems). */
-const WORDS = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u;
-
-/** Terms of a spaced script up to this long match whole words only. */
-const SHORT = 4;
-
-/** Whether each BMP code unit is part of a word (a letter, digit or mark); astral units count as not. */
-const WORD_UNIT = (() => {
-  const table = new Uint8Array(0x10000);
-  const re = /[\p{L}\p{N}\p{M}]/u;
-  for (let c = 0; c < 0x10000; c++) if (c < 0xd800 || c > 0xdfff) table[c] = re.test(String.fromCharCode(c)) ? 1 : 0;
-  return table;
-})();
-
-interface TrieNode {
-  next: Map<number, TrieNode>;
-  /** the classes whose terms end here, each with whether the term must end a word */
-  ends: { cls: number; whole: boolean }[];
-}
-
-const node = (): TrieNode => ({ next: new Map(), ends: [] });
-
-/**
- * The terms of every class in two tries: those matched at a word start (spaced scripts) and those
- * matched anywhere (scripts without spaces, Arabic, Hebrew). One pass over a text finds every term of
- * every class: the cost is the text's length times the depth the trie walks, not the number of terms.
- */
-class TermIndex {
-  private readonly atWordStart = node();
-  private readonly anywhere = node();
-  /** which code units begin some term: bit 1 at a word start, bit 2 anywhere (skips most positions at once) */
-  private readonly first = new Uint8Array(0x10000);
-
-  add(term: string, cls: number): void {
-    const t = lowerUnits(term.normalize('NFKC')).trim();
-    if (!t) return;
-    // a short term of a spaced script is a whole word ("con" is not "context"); a longer one a stem
-    const root = UNSPACED.test(t[0]!) ? this.anywhere : this.atWordStart;
-    this.first[t.charCodeAt(0)]! |= root === this.anywhere ? 2 : 1;
-    const whole = root === this.atWordStart && t.length <= SHORT && WORDS.test(t);
-    let n = root;
-    for (let i = 0; i < t.length; i++) {
-      const c = t.charCodeAt(i);
-      let m = n.next.get(c);
-      if (!m) n.next.set(c, (m = node()));
-      n = m;
-    }
-    if (!n.ends.some((e) => e.cls === cls && e.whole === whole)) n.ends.push({ cls, whole });
-  }
-
-  /** Every term occurrence in `text` (lowercased), as [start, end) per class, in order of start. */
-  scan(text: string, classes: number): [number, number][][] {
-    const hits: [number, number][][] = Array.from({ length: classes }, () => []);
-    const isWord = (i: number): boolean => i >= 0 && i < text.length && WORD_UNIT[text.charCodeAt(i)] === 1;
-    const walk = (root: TrieNode, i: number): void => {
-      let n: TrieNode | undefined = root;
-      for (let j = i; j < text.length; j++) {
-        n = n.next.get(text.charCodeAt(j));
-        if (!n) return;
-        for (const e of n.ends) if (!e.whole || !isWord(j + 1)) hits[e.cls]!.push([i, j + 1]);
-      }
-    };
-    const first = this.first;
-    for (let i = 0; i < text.length; i++) {
-      const f = first[text.charCodeAt(i)]!;
-      if (f === 0) continue;
-      if (f & 2) walk(this.anywhere, i);
-      if (f & 1 && !isWord(i - 1)) walk(this.atWordStart, i);
-    }
-    return hits;
-  }
-}
-
-/** Whether any of `terms` occurs in `text` the way the rules match terms. */
-export function termsMatcher(terms: readonly string[]): (text: string) => boolean {
-  const index = new TermIndex();
-  for (const t of terms) index.add(t, 0);
-  return (text) => index.scan(lowerUnits(text), 1)[0]!.length > 0;
-}
-
-/** Lowercase code unit by code unit (a unit whose lowercase is longer stays as it is): offsets do not move. */
-export function lowerUnits(text: string): string {
-  const lower = text.toLowerCase();
-  if (lower.length === text.length) return lower;
-  let out = '';
-  for (const ch of text) {
-    const l = ch.toLowerCase();
-    out += l.length === ch.length ? l : ch;
-  }
-  return out;
 }
 
 /** @throws Error when a rule names a class the lexicon does not have */

@@ -91,7 +91,10 @@ export function createToxicityDetector(deps: ToxicityDeps): Detector {
     const s = stacks.get(input.surface)!;
     const stack = input.tier === 'fast' ? s.reduced : s.full;
     const scale = input.tier === 'fast' ? s.reducedScale : s.fullScale;
-    const view = await runSteps(spellingViewSteps(input.text.text), input.pace);
+    // not awaited when already there: the request below then queues in the same run as pii-ner's, and
+    // the pool takes both in one task (workers/dispatcher.ts)
+    const viewOf = runSteps(spellingViewSteps(input.text.text), input.pace);
+    const view = viewOf instanceof Promise ? await viewOf : viewOf;
     const views: TextView[] = view ? [view] : [];
     const tops = new Map<string, Top>();
     const run = (entries: ModelEntry[]): Promise<void> => scorePoolModels(models, input, entries, views, tops);

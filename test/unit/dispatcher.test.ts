@@ -48,6 +48,8 @@ async function priced(runner: ScriptedRunner, sliceMs: number, more: Partial<Dis
   return d;
 }
 const tick = () => new Promise((r) => setImmediate(r));
+/** Lets the dispatcher's queued pump run: requests queued before this go to the threads together. */
+const flush = () => Promise.resolve();
 
 describe('ModelDispatcher', () => {
   it('keeps in-flight tasks ≤ threads and serves the rest oldest first', async () => {
@@ -56,6 +58,8 @@ describe('ModelDispatcher', () => {
     const a = d.classify('m', ['a'], later());
     const b = d.classify('m', ['b'], later());
     const c = d.classify('m', ['c'], later());
+    expect(runner.tasks).toHaveLength(0); // nothing leaves before the queuing code has run to its end
+    await flush();
     expect(runner.tasks).toHaveLength(1);
     expect(d.queueDepth).toBe(2);
     for (const expected of ['a', 'b', 'c']) {
@@ -71,6 +75,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 8 });
     const first = d.classify('m', ['x'], later());
+    await flush();
     const p1 = d.classify('m', ['a', 'b'], later());
     const other = d.entities('ner', ['n'], later());
     const p2 = d.classify('m', ['c'], later());
@@ -85,10 +90,27 @@ describe('ModelDispatcher', () => {
     expect(runner.tasks).toHaveLength(2);
   });
 
+  it("sends one scan's requests of one synchronous run (pii-ner, toxicity) to an idle thread as one task", async () => {
+    const runner = new ScriptedRunner(2);
+    const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 8 });
+    const ner = d.entities('ner', ['n1', 'n2'], later('t'));
+    const tox = d.classify('m', ['t1'], later('t'));
+    await flush();
+    expect(runner.tasks.map((t) => parts(t.task))).toEqual([
+      [
+        { op: 'entities', model: 'ner', texts: ['n1', 'n2'] },
+        { op: 'classify', model: 'm', texts: ['t1'] },
+      ],
+    ]);
+    runner.tasks[0]!.finish(reply({ ok: true, entities: [[], []] }, { ok: true, scores: [0.3] }));
+    expect(await Promise.all([ner, tox])).toEqual([[[], []], [0.3]]);
+  });
+
   it('respects the text budget per task', async () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 2 });
     void d.classify('m', ['busy'], later());
+    await flush();
     void d.classify('m', ['a', 'b'], later());
     void d.classify('m', ['c'], later());
     runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
@@ -100,6 +122,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(2);
     const d = await priced(runner, 10);
     const doc = d.classify('m', ['aaaa', 'bb', 'cccc', 'dd', 'eeee', 'f'], later());
+    await flush();
     // 4 + 2 fit in 10 ms, + 4 would not: [aaaa bb] [cccc dd] [eeee f]; two threads take two slices.
     expect(runner.tasks.map((t) => texts(t.task))).toEqual([
       ['aaaa', 'bb'],
@@ -117,6 +140,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = await priced(runner, 5);
     void d.classify('m', ['busy'], later());
+    await flush();
     void d.classify('m', ['aaa', 'bbb', 'ccc'], later());
     runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
     await tick();
@@ -127,6 +151,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = await priced(runner, 2);
     const backlog = d.classify('m', ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'], later('attacker'));
+    await flush();
     const small = d.classify('m', ['v'], later('victim'));
     expect(texts(runner.tasks[0]!.task)).toEqual(['a1']);
     runner.tasks[0]!.finish(reply({ ok: true, scores: [1] }));
@@ -147,6 +172,7 @@ describe('ModelDispatcher', () => {
     const d = await priced(runner, 2, { reservedThreads: 1 });
     // alone, a tenant takes every thread
     void d.classify('m', ['a1', 'a2', 'a3', 'a4'], later('a'));
+    await flush();
     expect(runner.tasks.map((t) => texts(t.task))).toEqual([['a1'], ['a2']]);
     // another tenant appears: it gets the next free thread; while it is active, a keeps to one
     const small = d.classify('m', ['b'], later('b'));
@@ -167,6 +193,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = await priced(runner, 2, { maxQueue: 10, maxTenantQueue: 1 });
     void d.classify('m', ['busy'], later('a'));
+    await flush();
     void d.classify('m', ['a1', 'a2', 'a3'], later('a'));
     await expect(d.classify('m', ['a4'], later('a'))).rejects.toBeInstanceOf(ModelOverloadedError);
     const other = d.classify('m', ['b'], later('b'));
@@ -182,6 +209,7 @@ describe('ModelDispatcher', () => {
     const d = await priced(runner, 2);
     const gone = new AbortController();
     const doc = d.classify('m', ['a1', 'a2', 'a3', 'a4'], later('t', gone.signal));
+    await flush();
     const next = d.classify('m', ['n'], later('t'));
     expect([d.queueDepth, d.queuedPieces]).toEqual([2, 4]);
     gone.abort();
@@ -207,6 +235,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = await priced(runner, 2);
     const doc = d.classify('m', ['a1', 'a2', 'a3'], later());
+    await flush();
     runner.tasks[0]!.finish(reply({ ok: false, code: 'inference_failed', message: 'boom' }));
     await expect(doc).rejects.toMatchObject({ name: 'ModelUnavailableError', reason: 'inference_failed' });
     await tick();
@@ -231,6 +260,7 @@ describe('ModelDispatcher', () => {
     expect(d.inferenceCosts['classify:m']).toBe(1_000);
     const long = 'x'.repeat(2_000);
     const p = d.classify('m', [long], later());
+    await flush();
     runner.tasks[0]!.finish(reply({ ok: true, scores: [0.5], ms: 4_000.02 }));
     await p;
     // EWMA: 1 ms/char moves a fifth of the way to 2 ms/char.
@@ -241,6 +271,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 1, maxBatchTexts: 1 });
     void d.classify('m', ['running'], later());
+    await flush();
     void d.classify('m', ['queued'], later());
     const err = await d.classify('m', ['refused'], later()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelOverloadedError);
@@ -251,6 +282,7 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 1 });
     void d.classify('m', ['busy'], later());
+    await flush();
     const late = d.classify('m', ['late'], { deadlineAt: Date.now() + 20 });
     await expect(late).rejects.toBeInstanceOf(ModelDeadlineError);
     runner.tasks[0]!.finish(reply({ ok: true, scores: [0] }));
@@ -262,9 +294,11 @@ describe('ModelDispatcher', () => {
     const runner = new ScriptedRunner(1);
     const d = new ModelDispatcher(runner, { maxQueue: 10, maxBatchTexts: 8 });
     const crashed = d.classify('m', ['a'], later());
+    await flush();
     runner.tasks[0]!.finish(new Error('worker exited'));
     await expect(crashed).rejects.toMatchObject({ name: 'ModelUnavailableError', reason: 'worker_crashed' });
     const blocker = d.classify('m', ['z'], later());
+    await flush();
     const missing = d.entities('gone', ['b'], later());
     const fine = d.classify('m', ['c'], later());
     runner.tasks[1]!.finish(reply({ ok: true, scores: [0.1] }));

@@ -13,7 +13,9 @@ describe('model pool: worker crash', () => {
   let app: TestApp;
   let org: TestOrg;
   beforeAll(async () => {
-    app = await startTestApp({ env: { WORKER_THREADS: '1' }, allowCrashTask: true });
+    // A generous deadline: the scan that crashes its worker waits for the replacement thread to load its
+    // models (the other detectors' inference), which takes longer than the 5 s default on a loaded machine.
+    app = await startTestApp({ env: { WORKER_THREADS: '1', SCAN_DEADLINE_MS: '60000' }, allowCrashTask: true });
     org = await buildOrg(app, 'Crash');
   });
   afterAll(async () => app?.close());

@@ -7,6 +7,7 @@
  * matches, on random and dataset texts.
  */
 import { STEP_CHARS, type Steps } from '../lib/steps.ts';
+import { isSpace } from './tokenize.ts';
 
 /**
  * The definition: URLs, e-mail addresses, hex (hashes, ids, UUIDs, addresses: 8+ hex characters with a
@@ -44,23 +45,6 @@ const CLASS = (() => {
 })();
 
 const classOf = (c: number): number => (c < 128 ? CLASS[c]! : 0);
-
-/** JavaScript's \s (what \S excludes). */
-function isSpace(c: number): boolean {
-  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
-  if (c < 0xa0) return false;
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
 
 /** The end of the run of `bits` characters from `i`. */
 function runEnd(text: string, i: number, bits: number): number {

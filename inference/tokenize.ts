@@ -66,10 +66,10 @@ function kindAt(text: string, i: number): number {
 }
 
 /** JavaScript's `\s`: WhiteSpace and LineTerminator (ECMA-262), Zs per Unicode. */
-function isSpace(c: number): boolean {
+export function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
   return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
     c === 0xa0 ||
     c === 0x1680 ||
     (c >= 0x2000 && c <= 0x200a) ||

@@ -6,6 +6,8 @@
  *   fails but the retry of a request the dead node was running, whose Idempotency-Key claim answers 409
  *   request_in_progress until the dead node's lease lapses; how long marking it down took is measured
  *   against checkIntervalMs × fall;
+ * - a node frozen (SIGSTOP) until the balancer has marked it down, then resumed: nothing fails but a scan
+ *   the node held mid-inference through the freeze, which answers 504 `scans.deadline_exceeded`;
  * - a rolling restart of every node (SIGTERM, one at a time): zero failed calls for clients that
  *   retry per the policy;
  * - a PgBouncer restart and a Redis restart: what clients see and how fast service comes back.
@@ -29,6 +31,9 @@ const WORKERS = 4;
 // model thread each share 2 cores.
 const PAUSE_MS = 25;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A scan's own 504 when its model inference did not finish within SCAN_DEADLINE_MS. */
+const DEADLINE = 'scans.deadline_exceeded';
 
 /** How long HAProxy may take to notice a node that stopped answering its checks: interval × fall. */
 const DETECTION_BOUND_MS = TOPOLOGY.balancer.checkIntervalMs * TOPOLOGY.balancer.fall;
@@ -89,8 +94,28 @@ describe('faults across nodes', () => {
     return load;
   };
 
-  /** The nodes' recent logs, when a check fails. */
-  const why = () => bed.nodes.map((n) => `${n.name}: ${bed.logTail(n.name, 1_500)}`).join('\n');
+  /**
+   * When a check fails: the load's failed attempts, then the lines of each node's log about an answer
+   * that was not a success, and HAProxy's (its `httplog` lines carry the session's termination state).
+   */
+  const why = (load: Load) => {
+    const failed = load.attempts
+      .filter((a) => a.code !== null)
+      .map((a) => `${new Date(a.at).toISOString()} +${a.endedAt - a.at} ms: ${a.status} ${a.code}`);
+    const lines = (name: string, keep: RegExp) =>
+      bed
+        .logTail(name, 500_000)
+        .split('\n')
+        .filter((line) => keep.test(line))
+        .slice(-10)
+        .join('\n');
+    return [
+      `failed attempts (${failed.length}, the last 20):`,
+      ...failed.slice(-20),
+      ...bed.nodes.map((n) => `${n.name}:\n${lines(n.name, /"status":[45]\d\d|"level":[56]0/)}`),
+      `haproxy:\n${lines(bed.description.haproxy.name, / [45]\d\d /)}`,
+    ].join('\n');
+  };
 
   /** Every acknowledged scan of `load` is a row in PostgreSQL. */
   async function expectAcknowledgedStored(load: Load): Promise<number> {
@@ -133,23 +158,23 @@ describe('faults across nodes', () => {
         failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
       };
       // Whatever a client saw, the documented policy retries it.
-      expect(whole.notRetryable, why()).toBe(0);
+      expect(whole.notRetryable, why(load)).toBe(0);
       // Once the balancer has routed around the dead node, nothing fails but the retry of a request that
       // was running on it: its Idempotency-Key claim answers 409 request_in_progress until the dead
       // node's lease lapses (CLAIM_LEASE_MS after its last renewal), and then the retry runs.
       const { '409 idempotency.request_in_progress': claimsHeld = 0, ...otherFailures } = afterDown.byCode;
-      expect(otherFailures, why()).toEqual({});
+      expect(otherFailures, why(load)).toEqual({});
       const lastClaimHeld = Math.max(
         killedAt,
         ...load.attempts.filter((a) => a.at >= downAt + 100 && a.status === 409).map((a) => a.at),
       );
       expect(lastClaimHeld - killedAt, `${claimsHeld} claims held`).toBeLessThanOrEqual(CLAIM_LEASE_MS + 1_000);
-      expect(whole.failures, why()).toEqual([]);
+      expect(whole.failures, why(load)).toEqual([]);
     },
   );
 
   it(
-    'a node that stops answering without a reset (SIGSTOP, like a lost host): taken out by the checks; no call fails, the ones it held wait for the balancer timeout',
+    'a node that stops answering without a reset (SIGSTOP, like a lost host): taken out by the checks; no call fails but a scan it held mid-inference past its deadline, the ones it held wait until it resumes',
     { timeout: 240_000 },
     async () => {
       const load = startLoad();
@@ -186,9 +211,29 @@ describe('faults across nodes', () => {
         callsOver10s: load.calls.filter((c) => c.ms > 10_000).length,
         ...whole,
         failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
+        deadlineAnswers: load.attempts.filter((a) => a.status === 504 && a.code === DEADLINE).length,
       };
-      expect(whole.notRetryable, why()).toBe(0);
-      expect(whole.failures, why()).toEqual([]);
+      // A scan that was waiting for its model thread when the node froze answers, on resuming, 504
+      // `scans.deadline_exceeded`: the freeze (detection + 3 s) outlasts SCAN_DEADLINE_MS (5 s), and the
+      // deadline's timer runs before the model thread's reply. An answer, not a lost request (the client
+      // does not retry it), and only ever for a request the frozen node held through the freeze.
+      const lateAttempts = load.attempts.filter((a) => a.status === 504 && a.code === DEADLINE);
+      const lateCalls = load.calls.filter((c) => c.error === `504 ${DEADLINE}`);
+      const heldThrough = (from: number, to: number) => from < downAt && to >= resumedAt;
+      expect(
+        lateAttempts.filter((a) => !heldThrough(a.at, a.endedAt)),
+        why(load),
+      ).toEqual([]);
+      expect(
+        lateCalls.filter((c) => !heldThrough(c.at, c.at + c.ms)),
+        why(load),
+      ).toEqual([]);
+      expect(lateCalls.length).toBe(lateAttempts.length);
+      expect(whole.notRetryable - lateAttempts.length, why(load)).toBe(0);
+      expect(
+        whole.failures.filter((f) => f !== `504 ${DEADLINE}`),
+        why(load),
+      ).toEqual([]);
     },
   );
 
@@ -215,8 +260,8 @@ describe('faults across nodes', () => {
       const during = load.summary(started, ended);
       const stored = await expectAcknowledgedStored(load);
       report.rollingRestart = { totalMs: ended - started, perNode, acknowledgedScansStored: stored, ...during };
-      expect(during.notRetryable, why()).toBe(0);
-      expect(during.failures, why()).toEqual([]);
+      expect(during.notRetryable, why(load)).toBe(0);
+      expect(during.failures, why(load)).toEqual([]);
       expect(load.summary(0).failures).toEqual([]);
     },
   );
@@ -245,8 +290,8 @@ describe('faults across nodes', () => {
         acknowledgedScansStored: stored,
         ...whole,
       };
-      expect(whole.notRetryable, why()).toBe(0);
-      expect(whole.failures, why()).toEqual([]);
+      expect(whole.notRetryable, why(load)).toBe(0);
+      expect(whole.failures, why(load)).toEqual([]);
     },
   );
 
@@ -288,8 +333,8 @@ describe('faults across nodes', () => {
         acknowledgedScansStored: stored,
         ...whole,
       };
-      expect(whole.notRetryable, why()).toBe(0);
-      expect(whole.failures, why()).toEqual([]);
+      expect(whole.notRetryable, why(load)).toBe(0);
+      expect(whole.failures, why(load)).toEqual([]);
     },
   );
 });

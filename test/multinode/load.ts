@@ -9,6 +9,8 @@ import { createClient, type ContentFirewallClient } from '../../client/index.ts'
 /** One HTTP attempt a client made (a call is one or more attempts). */
 export interface Attempt {
   at: number;
+  /** When its answer (or the network error) came. */
+  endedAt: number;
   /** HTTP status, or 0 for a network error. */
   status: number;
   /** The problem code, `html` for a balancer's page, `network`, or null for a success. */
@@ -48,7 +50,7 @@ export class Load {
       const at = Date.now();
       try {
         const r = await fetch(input, init);
-        if (r.ok) this.attempts.push({ at, status: r.status, code: null });
+        if (r.ok) this.attempts.push({ at, endedAt: Date.now(), status: r.status, code: null });
         else {
           const type = r.headers.get('content-type') ?? '';
           let code = type.includes('html') || !type ? 'html' : 'other';
@@ -56,11 +58,11 @@ export class Load {
             const text = await r.clone().text();
             code = ((JSON.parse(text) as { code?: string }).code ?? 'problem') as string;
           }
-          this.attempts.push({ at, status: r.status, code });
+          this.attempts.push({ at, endedAt: Date.now(), status: r.status, code });
         }
         return r;
       } catch (err) {
-        this.attempts.push({ at, status: 0, code: 'network' });
+        this.attempts.push({ at, endedAt: Date.now(), status: 0, code: 'network' });
         throw err;
       }
     };

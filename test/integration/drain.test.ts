@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, start } from '../../benchmarks/processes.ts';
-import { buildOrg, startTestApp, TEST_MASTER_SECRET, type TestApp, type TestOrg } from '../support/harness.ts';
+import { startChildService } from '../support/child-service.ts';
+import { buildOrg, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 /**
  * The drain on SIGTERM ends keep-alive connections cleanly: idle ones are closed at once, and the
@@ -17,27 +17,7 @@ let port: number;
 beforeAll(async () => {
   minter = await startTestApp();
   org = await buildOrg(minter);
-  port = await freePort();
-  ({ child } = await start(
-    ['server/main.ts'],
-    {
-      DATABASE_URL: minter.config.DATABASE_URL,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SECRET_KEY: TEST_MASTER_SECRET,
-      WORKER_THREADS: '0',
-      JOBS_ENABLED: 'false',
-      WEBHOOK_DELIVERY_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-      METRICS_ENABLED: 'false',
-      REDIS_URL: undefined,
-      CLUSTER_WORKERS: undefined,
-      DATA_DIR: undefined,
-      SHUTDOWN_TIMEOUT_MS: '20000',
-    },
-    null,
-    port,
-  ));
+  ({ child, port } = await startChildService(minter.config.DATABASE_URL, { SHUTDOWN_TIMEOUT_MS: '20000' }));
 }, 90_000);
 afterAll(async () => {
   child?.kill('SIGKILL');

@@ -2,17 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, start } from '../../benchmarks/processes.ts';
 import { systemClock } from '../../lib/clock.ts';
 import { CLAIM_LEASE_MS, ClaimLeases, claimKey, type IdempotencyDeps } from '../../services/idempotency.ts';
-import {
-  buildOrg,
-  isolatedDatabase,
-  startTestApp,
-  TEST_MASTER_SECRET,
-  type TestApp,
-  type TestOrg,
-} from '../support/harness.ts';
+import { startChildService } from '../support/child-service.ts';
+import { buildOrg, isolatedDatabase, startTestApp, type TestApp, type TestOrg } from '../support/harness.ts';
 
 /**
  * An Idempotency-Key claim is a lease its process renews while the request runs: a live owner keeps
@@ -77,26 +70,7 @@ describe('a node dies holding a claim (real process, kill -9)', () => {
   let port: number;
 
   beforeAll(async () => {
-    port = await freePort();
-    ({ child } = await start(
-      ['server/main.ts'],
-      {
-        DATABASE_URL: dbUrl,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SECRET_KEY: TEST_MASTER_SECRET,
-        WORKER_THREADS: '0',
-        JOBS_ENABLED: 'false',
-        WEBHOOK_DELIVERY_ENABLED: 'false',
-        LOG_LEVEL: 'warn',
-        METRICS_ENABLED: 'false',
-        REDIS_URL: undefined,
-        CLUSTER_WORKERS: undefined,
-        DATA_DIR: undefined,
-      },
-      null,
-      port,
-    ));
+    ({ child, port } = await startChildService(dbUrl));
   }, 90_000);
   afterAll(() => void child?.kill('SIGKILL'));
 

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort, start, stop } from '../../benchmarks/processes.ts';
-import { buildOrg, call, expectProblem, startTestApp, TEST_MASTER_SECRET, type TestApp } from '../support/harness.ts';
+import { startChildService } from '../support/child-service.ts';
+import { buildOrg, call, expectProblem, startTestApp, type TestApp } from '../support/harness.ts';
 import { ThrowawayPostgres } from '../support/pg-cluster.ts';
 import { startReceiver, TEST_CA_FILE, type Receiver } from '../support/receiver.ts';
 import { budgetMs, cases } from './profile.ts';
@@ -115,27 +116,13 @@ describe('a server process under load while PostgreSQL restarts, then crashes', 
       // The organization and key, minted on the same database with the same master secret as the server.
       minter = await startTestApp({ env: { DATABASE_URL: pg.url, WEBHOOK_DELIVERY_ENABLED: 'false' } });
       const org = await buildOrg(minter);
-      const port = await freePort();
       // Jobs off: the crash this guards against (an error on a client checked out inside a transaction) needs no scheduler.
-      ({ child } = await start(
-        ['server/main.ts'],
-        {
-          DATABASE_URL: pg.url,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          SECRET_KEY: TEST_MASTER_SECRET,
-          WORKER_THREADS: '0',
-          JOBS_ENABLED: 'false',
-          LOG_LEVEL: 'warn',
-          METRICS_ENABLED: 'false',
-          REDIS_URL: undefined,
-          CLUSTER_WORKERS: undefined,
-          RATE_LIMIT_REQUESTS: '10000000',
-          DATA_DIR: undefined,
-        },
-        null,
-        port,
-      ));
+      const service = await startChildService(pg.url, {
+        WEBHOOK_DELIVERY_ENABLED: undefined,
+        RATE_LIMIT_REQUESTS: '10000000',
+      });
+      child = service.child;
+      const port = service.port;
       const output: string[] = [];
       child!.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
       child!.stderr!.on('data', (d: Buffer) => output.push(d.toString()));

@@ -299,8 +299,13 @@ describe.skipIf(!installed)('PgBouncer, transaction pooling', () => {
       }
     });
 
-    it('26000 (prepared statement does not exist on this server connection): the pool goes unnamed and the insert is run again, once', async () => {
-      // A pool of its own PgBouncer with one free server connection at first, so which one each statement meets is known.
+    /**
+     * A pool (one client) of its own PgBouncer with two server connections, so which one each statement
+     * meets is known: its named insert is prepared on server connection X, then another client holds X
+     * in a transaction, so the pool's next statement goes to Y, which never saw the Parse. `check` runs
+     * then, with the codes the pool fell back to unnamed statements on.
+     */
+    async function withStrandedStatement(check: (pool: pg.Pool, fallbacks: string[]) => Promise<void>) {
       const b = await PgBouncer.start({ poolSize: 2 });
       const fallbacks: string[] = [];
       const pool = createPool(b.through(direct), 1, () => undefined, {
@@ -312,31 +317,26 @@ describe.skipIf(!installed)('PgBouncer, transaction pooling', () => {
         await holder.connect();
         await holder.query('BEGIN'); // holds X (the most recently released)
         await holder.query('SELECT 1');
+        await check(pool, fallbacks);
+      } finally {
+        await holder.end().catch(() => undefined);
+        await pool.end();
+        await b.stop();
+      }
+    }
+
+    it('26000 (prepared statement does not exist on this server connection): the pool goes unnamed and the insert is run again, once', () =>
+      withStrandedStatement(async (pool, fallbacks) => {
         const second = scanRow(orgId);
         await insertScans(pool, [second]); // the pool's client skips Parse; server connection Y never saw it
         expect(fallbacks).toEqual(['26000']);
         expect(statementModeOf(pool).named).toBe(false);
         const { rows } = await pool.query('SELECT id FROM scans WHERE org_id = $1 AND id = $2', [orgId, second.id]);
         expect(rows).toHaveLength(1);
-      } finally {
-        await holder.end().catch(() => undefined);
-        await pool.end();
-        await b.stop();
-      }
-    });
+      }));
 
-    it('inside a transaction the 26000 aborts it and reaches the caller; the pool is unnamed from then on', async () => {
-      const b = await PgBouncer.start({ poolSize: 2 });
-      const fallbacks: string[] = [];
-      const pool = createPool(b.through(direct), 1, () => undefined, {
-        onUnnamedFallback: (err) => fallbacks.push((err as { code?: string }).code ?? ''),
-      });
-      const holder = new pg.Client(b.through(direct));
-      try {
-        await insertScans(pool, [scanRow(orgId)]); // prepared on server connection X
-        await holder.connect();
-        await holder.query('BEGIN'); // holds X
-        await holder.query('SELECT 1');
+    it('inside a transaction the 26000 aborts it and reaches the caller; the pool is unnamed from then on', () =>
+      withStrandedStatement(async (pool, fallbacks) => {
         const row = scanRow(orgId);
         await expect(withTransaction(pool, (tx) => insertScans(tx, [row]))).rejects.toMatchObject({ code: '26000' });
         expect(fallbacks).toEqual(['26000']);
@@ -344,12 +344,7 @@ describe.skipIf(!installed)('PgBouncer, transaction pooling', () => {
         await withTransaction(pool, (tx) => insertScans(tx, [row]));
         const { rows } = await pool.query('SELECT id FROM scans WHERE org_id = $1 AND id = $2', [orgId, row.id]);
         expect(rows).toHaveLength(1);
-      } finally {
-        await holder.end().catch(() => undefined);
-        await pool.end();
-        await b.stop();
-      }
-    });
+      }));
 
     it('42P05 (already exists: another client prepared it on this server connection): the same fallback', async () => {
       const b = await PgBouncer.start({ poolSize: 1 });

@@ -14,6 +14,8 @@ import { Service } from 'kubernetes-models/v1/Service';
 import type { IIoK8sApiCoreV1Container } from 'kubernetes-models/v1/Container';
 import type { IIoK8sApiCoreV1PodSecurityContext } from 'kubernetes-models/v1/PodSecurityContext';
 import type { IIoK8sApiCoreV1SecurityContext } from 'kubernetes-models/v1/SecurityContext';
+import type { IIoK8sApiCoreV1Volume } from 'kubernetes-models/v1/Volume';
+import type { IIoK8sApiAppsV1DeploymentStrategy } from 'kubernetes-models/apps/v1/DeploymentStrategy';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
@@ -218,9 +220,68 @@ function serviceObjects(topology: Topology, image: string): KubernetesObject[] {
   ];
 }
 
+/** A single-replica part the nodes connect to (PgBouncer, Redis). */
+interface BackingPart {
+  name: string;
+  /** Its `app.kubernetes.io/component`. */
+  component: string;
+  image: string;
+  /** The one port, named, on the Service and the container alike. */
+  port: { name: string; number: number };
+  /** The uid its image runs as. */
+  uid: number;
+  /** The container beyond its name, image, port and the restricted security context. */
+  container: Omit<IIoK8sApiCoreV1Container, 'name' | 'image' | 'ports' | 'securityContext'>;
+  volumes: IIoK8sApiCoreV1Volume[];
+  strategy?: IIoK8sApiAppsV1DeploymentStrategy;
+}
+
+/** A backing part's ClusterIP Service and its one-replica Deployment. */
+function backingPartObjects(part: BackingPart): KubernetesObject[] {
+  const { name, component, port } = part;
+  const { args, volumeMounts, ...probesAndResources } = part.container;
+  const selector = { 'app.kubernetes.io/name': name };
+  return [
+    new Service({
+      metadata: { name, labels: labels(name, component) },
+      spec: {
+        type: 'ClusterIP',
+        selector,
+        ports: [{ name: port.name, port: port.number, targetPort: port.name, protocol: 'TCP' }],
+      },
+    }),
+    new Deployment({
+      metadata: { name, labels: labels(name, component) },
+      spec: {
+        replicas: 1,
+        ...(part.strategy ? { strategy: part.strategy } : {}),
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels: labels(name, component) },
+          spec: {
+            securityContext: podSecurity(part.uid),
+            automountServiceAccountToken: false,
+            containers: [
+              {
+                name,
+                image: part.image,
+                args,
+                ports: [{ name: port.name, containerPort: port.number, protocol: 'TCP' }],
+                ...probesAndResources,
+                securityContext: restricted,
+                volumeMounts,
+              },
+            ],
+            volumes: part.volumes,
+          },
+        },
+      },
+    }),
+  ];
+}
+
 function pgbouncerObjects(topology: Topology, image: string): KubernetesObject[] {
   const name = 'pgbouncer';
-  const selector = { 'app.kubernetes.io/name': name };
   const ini = renderPgbouncerIni(topology, {
     // A Service named `postgres` in the namespace (ExternalName to a managed database, or an in-cluster
     // PostgreSQL's own): docs/operators/deployment.md.
@@ -235,118 +296,72 @@ function pgbouncerObjects(topology: Topology, image: string): KubernetesObject[]
       metadata: { name: `${name}-config`, labels: labels(name, 'database-pooler') },
       data: { 'pgbouncer.ini': ini },
     }),
-    new Service({
-      metadata: { name, labels: labels(name, 'database-pooler') },
-      spec: {
-        type: 'ClusterIP',
-        selector,
-        ports: [{ name: 'postgres', port: topology.pgbouncer.port, targetPort: 'postgres', protocol: 'TCP' }],
-      },
-    }),
-    new Deployment({
-      metadata: { name, labels: labels(name, 'database-pooler') },
-      spec: {
-        // One, as in the test bed: each replica opens its own default_pool_size server connections.
-        replicas: 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: labels(name, 'database-pooler') },
-          spec: {
-            securityContext: podSecurity(PGBOUNCER_UID),
-            automountServiceAccountToken: false,
-            containers: [
-              {
-                name,
-                image,
-                args: ['/etc/pgbouncer/pgbouncer.ini'],
-                ports: [{ name: 'postgres', containerPort: topology.pgbouncer.port, protocol: 'TCP' }],
-                readinessProbe: { tcpSocket: { port: 'postgres' }, periodSeconds: 5 },
-                livenessProbe: { tcpSocket: { port: 'postgres' }, periodSeconds: 10, failureThreshold: 3 },
-                resources: {
-                  requests: { cpu: '100m', memory: '64Mi' },
-                  limits: { cpu: '1', memory: '256Mi' },
-                },
-                securityContext: restricted,
-                volumeMounts: [
-                  { name: 'config', mountPath: '/etc/pgbouncer/pgbouncer.ini', subPath: 'pgbouncer.ini' },
-                  { name: 'userlist', mountPath: '/etc/pgbouncer/secret', readOnly: true },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'config', configMap: { name: `${name}-config` } },
-              { name: 'userlist', secret: { secretName: `${name}-userlist` } },
-            ],
-          },
+    // One replica, as in the test bed: each replica opens its own default_pool_size server connections.
+    ...backingPartObjects({
+      name,
+      component: 'database-pooler',
+      image,
+      port: { name: 'postgres', number: topology.pgbouncer.port },
+      uid: PGBOUNCER_UID,
+      container: {
+        args: ['/etc/pgbouncer/pgbouncer.ini'],
+        readinessProbe: { tcpSocket: { port: 'postgres' }, periodSeconds: 5 },
+        livenessProbe: { tcpSocket: { port: 'postgres' }, periodSeconds: 10, failureThreshold: 3 },
+        resources: {
+          requests: { cpu: '100m', memory: '64Mi' },
+          limits: { cpu: '1', memory: '256Mi' },
         },
+        volumeMounts: [
+          { name: 'config', mountPath: '/etc/pgbouncer/pgbouncer.ini', subPath: 'pgbouncer.ini' },
+          { name: 'userlist', mountPath: '/etc/pgbouncer/secret', readOnly: true },
+        ],
       },
+      volumes: [
+        { name: 'config', configMap: { name: `${name}-config` } },
+        { name: 'userlist', secret: { secretName: `${name}-userlist` } },
+      ],
     }),
   ];
 }
 
 function redisObjects(topology: Topology, image: string): KubernetesObject[] {
-  const name = 'redis';
-  const selector = { 'app.kubernetes.io/name': name };
-  return [
-    new Service({
-      metadata: { name, labels: labels(name, 'cache') },
-      spec: {
-        type: 'ClusterIP',
-        selector,
-        ports: [{ name: 'redis', port: topology.redis.port, targetPort: 'redis', protocol: 'TCP' }],
+  return backingPartObjects({
+    name: 'redis',
+    component: 'cache',
+    image,
+    port: { name: 'redis', number: topology.redis.port },
+    uid: 999, // the redis image's own `redis` user
+    // Recreate: never two Redis at once behind the Service (each would count its own rate limits).
+    strategy: { type: 'Recreate' },
+    container: {
+      // Redis holds no data of record (docs/operators/production.md): no persistence, and every key has a
+      // TTL, so an LRU over those is safe.
+      args: [
+        'redis-server',
+        '--port',
+        String(topology.redis.port),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--maxmemory',
+        '200mb',
+        '--maxmemory-policy',
+        'volatile-lru',
+      ],
+      readinessProbe: {
+        exec: { command: ['redis-cli', '-p', String(topology.redis.port), 'ping'] },
+        periodSeconds: 5,
       },
-    }),
-    new Deployment({
-      metadata: { name, labels: labels(name, 'cache') },
-      spec: {
-        replicas: 1,
-        // Recreate: never two Redis at once behind the Service (each would count its own rate limits).
-        strategy: { type: 'Recreate' },
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: labels(name, 'cache') },
-          spec: {
-            securityContext: podSecurity(999), // the redis image's own `redis` user
-            automountServiceAccountToken: false,
-            containers: [
-              {
-                name,
-                image,
-                // Redis holds no data of record (docs/operators/production.md): no persistence, and
-                // every key has a TTL, so an LRU over those is safe.
-                args: [
-                  'redis-server',
-                  '--port',
-                  String(topology.redis.port),
-                  '--save',
-                  '',
-                  '--appendonly',
-                  'no',
-                  '--maxmemory',
-                  '200mb',
-                  '--maxmemory-policy',
-                  'volatile-lru',
-                ],
-                ports: [{ name: 'redis', containerPort: topology.redis.port, protocol: 'TCP' }],
-                readinessProbe: {
-                  exec: { command: ['redis-cli', '-p', String(topology.redis.port), 'ping'] },
-                  periodSeconds: 5,
-                },
-                livenessProbe: { tcpSocket: { port: 'redis' }, periodSeconds: 10 },
-                resources: {
-                  requests: { cpu: '100m', memory: '128Mi' },
-                  limits: { cpu: '1', memory: '256Mi' },
-                },
-                securityContext: restricted,
-                volumeMounts: [{ name: 'data', mountPath: '/data' }],
-              },
-            ],
-            volumes: [{ name: 'data', emptyDir: {} }],
-          },
-        },
+      livenessProbe: { tcpSocket: { port: 'redis' }, periodSeconds: 10 },
+      resources: {
+        requests: { cpu: '100m', memory: '128Mi' },
+        limits: { cpu: '1', memory: '256Mi' },
       },
-    }),
-  ];
+      volumeMounts: [{ name: 'data', mountPath: '/data' }],
+    },
+    volumes: [{ name: 'data', emptyDir: {} }],
+  });
 }
 
 function secretObjects(topology: Topology): KubernetesObject[] {

@@ -9,7 +9,7 @@ import type { CharLm } from '../../inference/char-lm.ts';
 import type { Thresholds } from '../../inference/manifest.ts';
 import { runSteps } from '../../lib/steps.ts';
 import type { DetectorInput, DetectorResult, FindingItem, Surface } from '../detector.ts';
-import { ModelUnavailableError, type ModelClient } from '../model-client.ts';
+import { ModelDeadlineError, ModelOverloadedError, ModelUnavailableError, type ModelClient } from '../model-client.ts';
 import { modelCall, round } from './scoring.ts';
 
 export const SUFFIX_LABEL = 'adversarial_suffix';
@@ -25,8 +25,10 @@ export interface SuffixScore {
 /**
  * The suffix score of the original text (offsets into it), or null where the scorer does not run (surface,
  * no model). With `pool` (a client whose threads loaded the model) it is scored there, in the scan's pool
- * task, and here only when the pool cannot (ModelUnavailableError); otherwise here, paced (a promise) when
- * the input says so. The same code scores it either way. @throws the pool's other errors
+ * task; otherwise here, paced (a promise) when the input says so. The same code scores it either way.
+ * Here too when the pool cannot or will not in time (not loaded, crashed, full, too late): the pool never
+ * fails a scan that would not otherwise have used it (a fast-tier prompt-injection scan). @throws the
+ * scan's cancellation (its client went away)
  */
 export function suffixScore(
   lm: CharLm | null,
@@ -42,7 +44,12 @@ export function suffixScore(
   return pool.suffix(lm.entry.id, [text], modelCall(input)).then(
     (windows) => windows[0]!,
     (err: unknown) => {
-      if (err instanceof ModelUnavailableError) return here();
+      if (
+        err instanceof ModelUnavailableError ||
+        err instanceof ModelOverloadedError ||
+        err instanceof ModelDeadlineError
+      )
+        return here();
       throw err;
     },
   );

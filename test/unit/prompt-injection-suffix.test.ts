@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { calibrate } from '../../engine/detectors/adversarial-suffix.ts';
 import { createPromptInjectionDetector } from '../../engine/detectors/prompt-injection.ts';
 import type { Surface, Tier } from '../../engine/detector.ts';
-import { ModelOverloadedError, ModelUnavailableError, type ModelClient } from '../../engine/model-client.ts';
+import {
+  ModelCancelledError,
+  ModelDeadlineError,
+  ModelOverloadedError,
+  ModelUnavailableError,
+  type ModelClient,
+} from '../../engine/model-client.ts';
 import { normalize } from '../../engine/normalize.ts';
 import {
   decodeTable,
@@ -74,7 +80,7 @@ describe('prompt injection: adversarial-suffix family (pi-suffix)', () => {
     expect(r.score).toBeLessThan(detector.thresholds.warn_above);
   });
 
-  it('scored by the pool where it runs pi-suffix; in process when the pool cannot, never failing the scan for it', async () => {
+  it('scored by the pool where it runs pi-suffix; in process when the pool cannot or will not in time, never failing the scan for it', async () => {
     const inProcess = await scan(GCG, 'user_message', 'fast');
     const pooled = (answer: (texts: string[]) => Promise<CharLmScore[]>) =>
       createPromptInjectionDetector({
@@ -89,12 +95,16 @@ describe('prompt injection: adversarial-suffix family (pi-suffix)', () => {
     expect(await pooled(async (texts) => texts.map((t) => suffix.score(t)))).toEqual(inProcess);
     const quiet = await pooled(async (texts) => texts.map(() => ({ bits: 0, start: 0, end: 0 })));
     expect(quiet.items.some((i) => i.label === 'adversarial_suffix')).toBe(false);
-    // not loaded, crashed, closing: scored here instead
-    expect(await pooled(() => Promise.reject(new ModelUnavailableError('model_not_loaded', 'no')))).toEqual(inProcess);
-    // overloaded, too late, cancelled: the scan's own answer (503, 504, 499), as for every model it asks the pool for
-    await expect(pooled(() => Promise.reject(new ModelOverloadedError(1)))).rejects.toBeInstanceOf(
-      ModelOverloadedError,
-    );
+    // not loaded, crashed, closing, full, too late: scored here instead (a fast-tier scan never fails for the pool)
+    for (const err of [
+      new ModelUnavailableError('model_not_loaded', 'no'),
+      new ModelOverloadedError(1),
+      new ModelDeadlineError(),
+    ])
+      expect(await pooled(() => Promise.reject(err)), err.name).toEqual(inProcess);
+    // the scan called off (its client went away): nobody waits, so nothing is scored
+    const gone = new ModelCancelledError();
+    await expect(pooled(() => Promise.reject(gone))).rejects.toBe(gone);
   });
 
   it('runs on prompt-like surfaces only (documents need their own calibration)', async () => {

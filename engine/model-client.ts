@@ -3,6 +3,7 @@
  * texts, by model id, before a deadline. workers/dispatcher.ts implements it with the thread pool; the
  * engine sees only this interface and the three errors below, which say what went wrong, not where.
  */
+import type { CharLmScore } from '../inference/char-lm.ts';
 import type { Entity } from '../inference/token-classifier.ts';
 
 /** What a model request carries besides its texts: when it is too late, who asked, and how to call it off. */
@@ -24,6 +25,11 @@ export interface ModelClient {
   classify(model: string, texts: string[], call: ModelCall): Promise<number[]>;
   /** The entities of each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError */
   entities(model: string, texts: string[], call: ModelCall): Promise<Entity[][]>;
+  /**
+   * A character language model's most surprising window of each text (pi-suffix), where the client runs
+   * such models. @throws as above
+   */
+  suffix?(model: string, texts: string[], call: ModelCall): Promise<CharLmScore[]>;
 }
 
 /** Too much work is waiting for the models: the caller answers 503 with Retry-After. */

@@ -40,6 +40,15 @@ export const POOL_MODELS: readonly string[] = [
   MODEL_IDS.piiNer,
 ];
 
+/**
+ * What every pool thread loads: `POOL_MODELS`, and pi-suffix where the manifest lists it (its character
+ * LM runs in the scan's pool task, off the event loop; in process only without a pool).
+ */
+export function poolModels(modelsDir?: string): string[] {
+  const suffix = readManifest(modelsDir).models.some((m) => m.id === MODEL_IDS.promptInjectionSuffix);
+  return suffix ? [...POOL_MODELS, MODEL_IDS.promptInjectionSuffix] : [...POOL_MODELS];
+}
+
 export interface RegistryOptions {
   /** Runs the pool's models, or null to serve in-process detectors only (every scan then takes the fast tier). */
   models: ModelClient | null;
@@ -107,6 +116,8 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
     createPromptInjectionDetector({
       fast,
       suffix,
+      suffixModels:
+        opts.models?.suffix && opts.loadedModels.includes(MODEL_IDS.promptInjectionSuffix) ? opts.models : null,
       accurate,
       semantic: loaded(MODEL_IDS.promptInjectionSemantic),
       models: opts.models,

@@ -16,7 +16,7 @@ import { normalize } from '../engine/normalize.ts';
 import { ScanEngine } from '../engine/pipeline.ts';
 import type { ExtraModel } from '../inference/extra-models.ts';
 import { declaredExtraModels, extraCalibrations, extraFingerprint } from './extra-models.ts';
-import { buildRegistry, POOL_MODELS } from '../engine/registry.ts';
+import { buildRegistry, poolModels } from '../engine/registry.ts';
 import { createRedis, type Redis } from '../lib/redis.ts';
 import { TwoLevelResultCache } from '../services/result-cache.ts';
 import { ModelDispatcher } from '../workers/dispatcher.ts';
@@ -87,9 +87,10 @@ export async function startScanning(
   let dispatcher: ModelDispatcher | null = null;
   let loadedModels: string[] = [];
   if (config.WORKER_THREADS > 0) {
+    const wanted = poolModels(config.MODELS_DIR);
     const pool = createModelPool({
       threads: config.WORKER_THREADS,
-      models: [...POOL_MODELS],
+      models: wanted,
       extraModels,
       modelsDir: config.MODELS_DIR,
       windowCache: config.SEMANTIC_WINDOW_CACHE,
@@ -134,7 +135,7 @@ export async function startScanning(
       await dispatcher.close().catch(() => undefined);
       throw err;
     }
-    const missing = POOL_MODELS.filter((m) => !loadedModels.includes(m));
+    const missing = wanted.filter((m) => !loadedModels.includes(m));
     if (missing.length)
       logger.warn({ missing }, 'some models did not load: their detectors fall back or report unavailable');
     for (const m of extraModels.filter((m) => !loadedModels.includes(m.name)))

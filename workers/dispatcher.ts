@@ -16,8 +16,8 @@
  *   is ~40 ms), and a small request should not wait for one.
  * - Batched: the task headed by one tenant's oldest piece fills up, within the text and time budgets,
  *   with other waiting pieces in turn order, one part per (op, model): one thread hop for many scans.
- *   Requests go to the threads in a microtask, not at once: those queued in one synchronous run (a scan's
- *   pii-ner and toxicity requests) leave together, one message to a thread instead of one each.
+ *   Requests leave in a microtask: those queued in one synchronous run (a scan's pii-ner, toxicity and
+ *   pi-suffix requests) go together, one message to a thread instead of one each.
  */
 import {
   abortReason,
@@ -27,6 +27,7 @@ import {
   type ModelCall,
   type ModelClient,
 } from '../engine/model-client.ts';
+import type { CharLmScore } from '../inference/char-lm.ts';
 import type { Entity } from '../inference/token-classifier.ts';
 import { InferenceCosts } from './inference-costs.ts';
 import { TenantShares } from './tenant-shares.ts';
@@ -59,8 +60,8 @@ export interface DispatcherOptions {
   observer?: DispatcherObserver;
 }
 
-type Op = 'classify' | 'entities';
-type Result = number[] | Entity[][];
+type Op = InferencePart['op'];
+type Result = number[] | Entity[][] | CharLmScore[];
 
 interface Request {
   op: Op;
@@ -88,8 +89,7 @@ interface Piece {
   enqueuedAt: number;
 }
 
-// How many waiting pieces of each tenant a filling task looks at: bounded so a dispatch stays cheap
-// under a deep queue.
+// Waiting pieces per tenant a filling task looks at: bounded, so a dispatch stays cheap under a deep queue.
 const FILL_LOOKAHEAD = 16;
 const NO_TENANT = '';
 // A request is refused up front only when its optimistic estimate exceeds the time left this many times.
@@ -139,20 +139,19 @@ export class ModelDispatcher implements ModelClient {
     return this.costs.snapshot();
   }
 
-  /** Scores for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError */
+  // Scores, entities, or the most surprising window of each text (ModelClient, engine/model-client.ts).
+  // @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError
   classify(model: string, texts: string[], call: ModelCall): Promise<number[]> {
     return this.enqueue('classify', model, texts, call) as Promise<number[]>;
   }
-
-  /** Entities for each text. @throws ModelOverloadedError, ModelDeadlineError, ModelUnavailableError, ModelCancelledError */
   entities(model: string, texts: string[], call: ModelCall): Promise<Entity[][]> {
     return this.enqueue('entities', model, texts, call) as Promise<Entity[][]>;
   }
+  suffix(model: string, texts: string[], call: ModelCall): Promise<CharLmScore[]> {
+    return this.enqueue('suffix', model, texts, call) as Promise<CharLmScore[]>;
+  }
 
-  /**
-   * Holds one warm-up task on every thread at once, so each thread has loaded its models and run
-   * them once (timed: the first inference costs). Returns the model ids loaded (per thread, deduplicated).
-   */
+  /** One warm-up task on every thread at once: each has loaded and run (timed) its models. The ids loaded. */
   async warmup(timeoutMs: number): Promise<string[]> {
     const replies = await this.onEveryThread('warmup', timeoutMs);
     const loaded = new Set<string>();
@@ -205,9 +204,8 @@ export class ModelDispatcher implements ModelClient {
     }
     const pieces = this.costs.cut(op, model, texts, this.opts.sliceMs ?? 0);
     const cost = pieces.reduce((sum, p) => sum + p.cost, 0);
-    // Even with every thread to itself, after its own backlog, it could not be done in time — by a wide
-    // margin: the costs are estimates, measured on a machine whose load moves them 2–4× — so refuse now
-    // rather than spend the threads on an answer nobody will get.
+    // Even with every thread to itself, after its own backlog, it could not be done in time by a wide margin
+    // (the costs are estimates; the machine's load moves them 2–4×): refuse now, not after the threads ran.
     if ((backlog.ms + cost) / this.threads > DOOMED_FACTOR * (call.deadlineAt - Date.now())) {
       this.opts.observer?.rejected('deadline');
       return Promise.reject(new ModelDeadlineError());
@@ -392,7 +390,7 @@ export class ModelDispatcher implements ModelClient {
       }
       const request = p.request;
       if (request.settled) return;
-      const all: Result = 'scores' in r ? r.scores : 'entities' in r ? r.entities : [];
+      const all: Result = 'scores' in r ? r.scores : 'entities' in r ? r.entities : 'windows' in r ? r.windows : [];
       request.results[p.index] = all.slice(at, at + p.texts.length) as Result;
       if (--request.waiting === 0) this.settle(request, (request.results as unknown[][]).flat() as Result);
     });

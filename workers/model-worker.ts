@@ -4,6 +4,7 @@
  */
 import { setPriority } from 'node:os';
 import { workerData } from 'piscina';
+import { loadCharLm, type CharLm } from '../inference/char-lm.ts';
 import { modelEntry } from '../inference/manifest.ts';
 import type { TextClassifier } from '../inference/classifier.ts';
 import { loadHfTextClassifier, loadHfTokenClassifier } from '../inference/hf-classifier.ts';
@@ -33,6 +34,7 @@ if (config.windowCache !== undefined) setWindowCacheSize(config.windowCache);
 if (config.encoderPrecision !== undefined) setEncoderPrecision(config.encoderPrecision);
 const classifiers = new Map<string, TextClassifier>();
 const taggers = new Map<string, TokenClassifier>();
+const charLms = new Map<string, CharLm>();
 const failed = new Map<string, string>();
 
 // Top-level await: Piscina reports the thread ready only after this resolves, so models are loaded
@@ -41,7 +43,8 @@ await Promise.all([
   ...config.models.map(async (id) => {
     try {
       const entry = modelEntry(id, config.modelsDir);
-      if (entry.task === 'token-classification')
+      if (entry.runtime === 'js-char-lm') charLms.set(id, loadCharLm(entry, config.modelsDir));
+      else if (entry.task === 'token-classification')
         taggers.set(id, await loadOnnxTokenClassifier(entry, config.modelsDir));
       else classifiers.set(id, await loadOnnxClassifier(entry, config.modelsDir));
     } catch (err) {
@@ -106,6 +109,10 @@ async function infer(part: InferencePart): Promise<PartReply> {
       const model = classifiers.get(part.model);
       return model ? { ok: true, scores: await model.scoreBatch(part.texts) } : notLoaded(part.model);
     }
+    if (part.op === 'suffix') {
+      const lm = charLms.get(part.model);
+      return lm ? { ok: true, windows: part.texts.map((t) => lm.score(t)) } : notLoaded(part.model);
+    }
     const model = taggers.get(part.model);
     return model ? { ok: true, entities: await model.entitiesBatch(part.texts) } : notLoaded(part.model);
   } catch (err) {
@@ -147,12 +154,7 @@ export default async function run(task: ModelTask): Promise<ModelReply> {
       for (const m of taggers.values()) await m.entitiesBatch(['Warm up in Paris']);
       // Timed: the dispatcher's first estimate of each model's cost per character.
       const timings: PartTiming[] = [];
-      const timed = async (
-        op: 'classify' | 'entities',
-        model: string,
-        texts: string[],
-        run: () => Promise<unknown>,
-      ) => {
+      const timed = async (op: InferencePart['op'], model: string, texts: string[], run: () => Promise<unknown>) => {
         const started = performance.now();
         await run();
         timings.push({ op, model, texts: texts.length, chars: texts.join('').length, ms: performance.now() - started });
@@ -169,9 +171,15 @@ export default async function run(task: ModelTask): Promise<ModelReply> {
         const doc = warmupDocument(m.entry.max_chars, 1);
         await timed('entities', id, doc, () => m.entitiesBatch(doc));
       }
+      for (const [id, lm] of charLms) {
+        // JavaScript, not onnxruntime: several untimed passes first, or the timing is the compiler's (10×).
+        const doc = warmupDocument(1_000);
+        for (let pass = 0; pass < 8; pass++) doc.forEach((t) => lm.score(t));
+        await timed('suffix', id, doc, async () => doc.forEach((t) => lm.score(t)));
+      }
       return {
         ok: true,
-        loaded: [...classifiers.keys(), ...taggers.keys()],
+        loaded: [...classifiers.keys(), ...taggers.keys(), ...charLms.keys()],
         timings,
         ...(failed.size ? { failed: Object.fromEntries(failed) } : {}),
       };

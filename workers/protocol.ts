@@ -3,6 +3,7 @@
  * boundary as classes, so a worker answers `{ok: false, code, message}` and the main thread
  * rebuilds a typed error (STYLE.md).
  */
+import type { CharLmScore } from '../inference/char-lm.ts';
 import type { ExtraModel } from '../inference/extra-models.ts';
 import type { Entity } from '../inference/token-classifier.ts';
 import type { EncoderPrecision } from '../inference/use-lite-graph.ts';
@@ -10,7 +11,8 @@ import type { PartTiming } from './inference-costs.ts';
 
 /** One model's share of an inference task. */
 export interface InferencePart {
-  op: 'classify' | 'entities';
+  /** classify: a score per text; entities: a tagger's entities; suffix: a character LM's most surprising window. */
+  op: 'classify' | 'entities' | 'suffix';
   model: string;
   texts: string[];
 }
@@ -19,6 +21,7 @@ export interface InferencePart {
 export type PartReply =
   | { ok: true; scores: number[]; ms?: number }
   | { ok: true; entities: Entity[][]; ms?: number }
+  | { ok: true; windows: CharLmScore[]; ms?: number }
   | { ok: false; code: WorkerErrorCode; message: string };
 
 export type ModelTask =

@@ -9,7 +9,8 @@ import type { CharLm } from '../../inference/char-lm.ts';
 import type { Thresholds } from '../../inference/manifest.ts';
 import { runSteps } from '../../lib/steps.ts';
 import type { DetectorInput, DetectorResult, FindingItem, Surface } from '../detector.ts';
-import { round } from './scoring.ts';
+import { ModelDeadlineError, ModelOverloadedError, ModelUnavailableError, type ModelClient } from '../model-client.ts';
+import { modelCall, round } from './scoring.ts';
 
 export const SUFFIX_LABEL = 'adversarial_suffix';
 export const SUFFIX_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['user_message', 'agent_message']);
@@ -23,13 +24,35 @@ export interface SuffixScore {
 
 /**
  * The suffix score of the original text (offsets into it), or null where the scorer does not run (surface,
- * no model); paced (a promise) when the input says so.
+ * no model). With `pool` (a client whose threads loaded the model) it is scored there, in the scan's pool
+ * task; otherwise here, paced (a promise) when the input says so. The same code scores it either way.
+ * Here too when the pool cannot or will not in time (not loaded, crashed, full, too late): the pool never
+ * fails a scan that would not otherwise have used it (a fast-tier prompt-injection scan). @throws the
+ * scan's cancellation (its client went away)
  */
-export function suffixScore(lm: CharLm | null, input: DetectorInput): SuffixScore | null | Promise<SuffixScore> {
+export function suffixScore(
+  lm: CharLm | null,
+  input: DetectorInput,
+  pool?: ModelClient | null,
+): SuffixScore | null | Promise<SuffixScore> {
   if (!lm || !SUFFIX_SURFACES.has(input.surface)) return null;
   // The original text, as the model was trained: homoglyph folding turns Cyrillic and Greek prose into a
   // mix of Latin and non-Latin letters that reads like token soup (measured on a Russian prompt).
-  return runSteps(lm.scoreSteps(input.text.original), input.pace);
+  const text = input.text.original;
+  const here = () => runSteps(lm.scoreSteps(text), input.pace);
+  if (!pool?.suffix) return here();
+  return pool.suffix(lm.entry.id, [text], modelCall(input)).then(
+    (windows) => windows[0]!,
+    (err: unknown) => {
+      if (
+        err instanceof ModelUnavailableError ||
+        err instanceof ModelOverloadedError ||
+        err instanceof ModelDeadlineError
+      )
+        return here();
+      throw err;
+    },
+  );
 }
 
 /**

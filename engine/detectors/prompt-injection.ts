@@ -38,6 +38,8 @@ export interface PromptInjectionDeps {
   semantic?: ModelEntry | null;
   /** The adversarial-suffix scorer (pi-suffix), or null when this deployment does not serve it. */
   suffix?: CharLm | null;
+  /** Runs pi-suffix on the pool's threads (they loaded it); null: it runs in process. */
+  suffixModels?: ModelClient | null;
   /** Called when a scan fell back from accurate to fast (for metrics). */
   onFallback?(reason: string): void;
   /** Called per auto-tier scan of a cascading stack: decided without the deferred model, or with it (for metrics). */
@@ -95,7 +97,7 @@ export function createPromptInjectionDetector(deps: PromptInjectionDeps): Detect
       // the models first: their pool requests queue before the suffix scorer's in-process work
       const result = detectModels(input);
       if (raw) return result; // the models' own score: the fit adds the suffix and intent families itself
-      const suffix = suffixScore(deps.suffix ?? null, input);
+      const suffix = suffixScore(deps.suffix ?? null, input, deps.suffixModels);
       const intent = intentMatch(intents, input);
       const fold = (s: SuffixScore | null, h: IntentHit | null, r: DetectorResult): DetectorResult =>
         withIntent(

@@ -2,9 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { calibrate } from '../../engine/detectors/adversarial-suffix.ts';
 import { createPromptInjectionDetector } from '../../engine/detectors/prompt-injection.ts';
 import type { Surface, Tier } from '../../engine/detector.ts';
-import type { ModelClient } from '../../engine/model-client.ts';
+import {
+  ModelCancelledError,
+  ModelDeadlineError,
+  ModelOverloadedError,
+  ModelUnavailableError,
+  type ModelClient,
+} from '../../engine/model-client.ts';
 import { normalize } from '../../engine/normalize.ts';
-import { decodeTable, encodeTable, loadCharLm, OTHER, surprises, symbolsOf } from '../../inference/char-lm.ts';
+import {
+  decodeTable,
+  encodeTable,
+  loadCharLm,
+  OTHER,
+  surprises,
+  symbolsOf,
+  type CharLmScore,
+} from '../../inference/char-lm.ts';
 import { loadLinearModel } from '../../inference/linear-model.ts';
 import { modelEntry, MODELS_DIR, readVerified } from '../../inference/manifest.ts';
 
@@ -64,6 +78,33 @@ describe('prompt injection: adversarial-suffix family (pi-suffix)', () => {
     const r = await scan(text);
     expect(r.items.filter((i) => i.label === 'adversarial_suffix')).toEqual([]);
     expect(r.score).toBeLessThan(detector.thresholds.warn_above);
+  });
+
+  it('scored by the pool where it runs pi-suffix; in process when the pool cannot or will not in time, never failing the scan for it', async () => {
+    const inProcess = await scan(GCG, 'user_message', 'fast');
+    const pooled = (answer: (texts: string[]) => Promise<CharLmScore[]>) =>
+      createPromptInjectionDetector({
+        fast,
+        suffix,
+        accurate,
+        semantic,
+        models: poolSays(0.05),
+        suffixModels: { ...poolSays(0.05), suffix: (_m: string, texts: string[]) => answer(texts) } as ModelClient,
+      }).detect({ text: normalize(GCG), surface: 'user_message', tier: 'fast' });
+    // the pool's answer is the one used
+    expect(await pooled(async (texts) => texts.map((t) => suffix.score(t)))).toEqual(inProcess);
+    const quiet = await pooled(async (texts) => texts.map(() => ({ bits: 0, start: 0, end: 0 })));
+    expect(quiet.items.some((i) => i.label === 'adversarial_suffix')).toBe(false);
+    // not loaded, crashed, closing, full, too late: scored here instead (a fast-tier scan never fails for the pool)
+    for (const err of [
+      new ModelUnavailableError('model_not_loaded', 'no'),
+      new ModelOverloadedError(1),
+      new ModelDeadlineError(),
+    ])
+      expect(await pooled(() => Promise.reject(err)), err.name).toEqual(inProcess);
+    // the scan called off (its client went away): nobody waits, so nothing is scored
+    const gone = new ModelCancelledError();
+    await expect(pooled(() => Promise.reject(gone))).rejects.toBe(gone);
   });
 
   it('runs on prompt-like surfaces only (documents need their own calibration)', async () => {

@@ -45,8 +45,12 @@ export const POOL_MODELS: readonly string[] = [
  * LM runs in the scan's pool task, off the event loop; in process only without a pool).
  */
 export function poolModels(modelsDir?: string): string[] {
-  const suffix = readManifest(modelsDir).models.some((m) => m.id === MODEL_IDS.promptInjectionSuffix);
-  return suffix ? [...POOL_MODELS, MODEL_IDS.promptInjectionSuffix] : [...POOL_MODELS];
+  return suffixEntryOf(modelsDir) ? [...POOL_MODELS, MODEL_IDS.promptInjectionSuffix] : [...POOL_MODELS];
+}
+
+/** pi-suffix's entry, or null where the manifest does not list it (it is optional). */
+function suffixEntryOf(modelsDir?: string): ModelEntry | null {
+  return readManifest(modelsDir).models.find((m) => m.id === MODEL_IDS.promptInjectionSuffix) ?? null;
 }
 
 export interface RegistryOptions {
@@ -104,7 +108,7 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
   const loaded = (id: string): ModelEntry | null =>
     opts.models && opts.loadedModels.includes(id) ? modelEntry(id, opts.modelsDir) : null;
   const fast = loadLinearModel(modelEntry(MODEL_IDS.promptInjectionFast, opts.modelsDir), opts.modelsDir);
-  const suffixEntry = readManifest(opts.modelsDir).models.find((m) => m.id === MODEL_IDS.promptInjectionSuffix);
+  const suffixEntry = suffixEntryOf(opts.modelsDir);
   const suffix = suffixEntry ? loadCharLm(suffixEntry, opts.modelsDir) : null;
   const accurate = loaded(MODEL_IDS.promptInjectionAccurate);
   // a stacker's inputs must be models of this manifest (a typo would otherwise read as a model not loaded)
@@ -116,8 +120,7 @@ export function buildRegistry(opts: RegistryOptions): DetectorRegistry {
     createPromptInjectionDetector({
       fast,
       suffix,
-      suffixModels:
-        opts.models?.suffix && opts.loadedModels.includes(MODEL_IDS.promptInjectionSuffix) ? opts.models : null,
+      suffixModels: opts.models?.suffix && loaded(MODEL_IDS.promptInjectionSuffix) ? opts.models : null,
       accurate,
       semantic: loaded(MODEL_IDS.promptInjectionSemantic),
       models: opts.models,

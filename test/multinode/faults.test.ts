@@ -95,8 +95,9 @@ describe('faults across nodes', () => {
   };
 
   /**
-   * When a check fails: the load's failed attempts, then the lines of each node's log about an answer
-   * that was not a success, and HAProxy's (its `httplog` lines carry the session's termination state).
+   * What a failed check prints (built once per test, after its load stopped): the load's failed attempts,
+   * then the lines of each node's log about an answer that was not a success, and HAProxy's (its `httplog`
+   * lines carry the session's termination state).
    */
   const why = (load: Load) => {
     const failed = load.attempts
@@ -145,6 +146,7 @@ describe('faults across nodes', () => {
       const upAt = Date.now();
       await sleep(2_000);
       await load.stop();
+      const reason = why(load);
 
       const whole = load.summary(0);
       const afterDown = load.summary(downAt + 100);
@@ -158,18 +160,18 @@ describe('faults across nodes', () => {
         failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
       };
       // Whatever a client saw, the documented policy retries it.
-      expect(whole.notRetryable, why(load)).toBe(0);
+      expect(whole.notRetryable, reason).toBe(0);
       // Once the balancer has routed around the dead node, nothing fails but the retry of a request that
       // was running on it: its Idempotency-Key claim answers 409 request_in_progress until the dead
       // node's lease lapses (CLAIM_LEASE_MS after its last renewal), and then the retry runs.
       const { '409 idempotency.request_in_progress': claimsHeld = 0, ...otherFailures } = afterDown.byCode;
-      expect(otherFailures, why(load)).toEqual({});
+      expect(otherFailures, reason).toEqual({});
       const lastClaimHeld = Math.max(
         killedAt,
         ...load.attempts.filter((a) => a.at >= downAt + 100 && a.status === 409).map((a) => a.at),
       );
       expect(lastClaimHeld - killedAt, `${claimsHeld} claims held`).toBeLessThanOrEqual(CLAIM_LEASE_MS + 1_000);
-      expect(whole.failures, why(load)).toEqual([]);
+      expect(whole.failures, reason).toEqual([]);
     },
   );
 
@@ -198,9 +200,11 @@ describe('faults across nodes', () => {
       await sleep(1_000);
       // Waits for the calls that were held by the frozen node, however long they took.
       await load.stop();
+      const reason = why(load);
       const whole = load.summary(0);
       const afterDown = load.summary(downAt + 100);
       const stored = await expectAcknowledgedStored(load);
+      const lateAttempts = load.attempts.filter((a) => a.status === 504 && a.code === DEADLINE);
       report.frozen = {
         detectionMs: downAt - frozenAt,
         // interval × fall, each failed check waiting up to its timeout (timeout check = connect timeout)
@@ -211,28 +215,27 @@ describe('faults across nodes', () => {
         callsOver10s: load.calls.filter((c) => c.ms > 10_000).length,
         ...whole,
         failedAttemptsAfterMarkedDown: afterDown.failedAttempts,
-        deadlineAnswers: load.attempts.filter((a) => a.status === 504 && a.code === DEADLINE).length,
+        deadlineAnswers: lateAttempts.length,
       };
       // A scan that was waiting for its model thread when the node froze answers, on resuming, 504
       // `scans.deadline_exceeded`: the freeze (detection + 3 s) outlasts SCAN_DEADLINE_MS (5 s), and the
       // deadline's timer runs before the model thread's reply. An answer, not a lost request (the client
       // does not retry it), and only ever for a request the frozen node held through the freeze.
-      const lateAttempts = load.attempts.filter((a) => a.status === 504 && a.code === DEADLINE);
       const lateCalls = load.calls.filter((c) => c.error === `504 ${DEADLINE}`);
       const heldThrough = (from: number, to: number) => from < downAt && to >= resumedAt;
       expect(
         lateAttempts.filter((a) => !heldThrough(a.at, a.endedAt)),
-        why(load),
+        reason,
       ).toEqual([]);
       expect(
         lateCalls.filter((c) => !heldThrough(c.at, c.at + c.ms)),
-        why(load),
+        reason,
       ).toEqual([]);
       expect(lateCalls.length).toBe(lateAttempts.length);
-      expect(whole.notRetryable - lateAttempts.length, why(load)).toBe(0);
+      expect(whole.notRetryable - lateAttempts.length, reason).toBe(0);
       expect(
         whole.failures.filter((f) => f !== `504 ${DEADLINE}`),
-        why(load),
+        reason,
       ).toEqual([]);
     },
   );
@@ -257,11 +260,12 @@ describe('faults across nodes', () => {
       const ended = Date.now();
       await sleep(1_000);
       await load.stop();
+      const reason = why(load);
       const during = load.summary(started, ended);
       const stored = await expectAcknowledgedStored(load);
       report.rollingRestart = { totalMs: ended - started, perNode, acknowledgedScansStored: stored, ...during };
-      expect(during.notRetryable, why(load)).toBe(0);
-      expect(during.failures, why(load)).toEqual([]);
+      expect(during.notRetryable, reason).toBe(0);
+      expect(during.failures, reason).toEqual([]);
       expect(load.summary(0).failures).toEqual([]);
     },
   );
@@ -282,6 +286,7 @@ describe('faults across nodes', () => {
       const firstOk = load.attempts.find((a) => a.at >= backAt && a.code === null)!.at;
       await sleep(3_000);
       await load.stop();
+      const reason = why(load);
       const whole = load.summary(0);
       const stored = await expectAcknowledgedStored(load);
       report.pgbouncerRestart = {
@@ -290,8 +295,8 @@ describe('faults across nodes', () => {
         acknowledgedScansStored: stored,
         ...whole,
       };
-      expect(whole.notRetryable, why(load)).toBe(0);
-      expect(whole.failures, why(load)).toEqual([]);
+      expect(whole.notRetryable, reason).toBe(0);
+      expect(whole.failures, reason).toEqual([]);
     },
   );
 
@@ -325,6 +330,7 @@ describe('faults across nodes', () => {
       const sharedAgainMs = Date.now() - backAt;
       await sleep(2_000);
       await load.stop();
+      const reason = why(load);
       const whole = load.summary(0);
       const stored = await expectAcknowledgedStored(load);
       report.redisRestart = {
@@ -333,8 +339,8 @@ describe('faults across nodes', () => {
         acknowledgedScansStored: stored,
         ...whole,
       };
-      expect(whole.notRetryable, why(load)).toBe(0);
-      expect(whole.failures, why(load)).toEqual([]);
+      expect(whole.notRetryable, reason).toBe(0);
+      expect(whole.failures, reason).toEqual([]);
     },
   );
 });
